@@ -1,0 +1,1 @@
+"""Benchmarks meet specialists: question readers, decision rules, the runner and reports."""

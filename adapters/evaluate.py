@@ -1,0 +1,348 @@
+"""The evaluation runner behind `specialists run`.
+
+Questions are read task by task, answered in batches by the task's solver, and every answer is
+appended to `samples.jsonl` at once (one JSON line per question, flushed), so a killed run loses
+at most the batch in flight and `--resume` continues where it stopped. `results.json` is
+rewritten after every task and at the end; it is always computed from the sample lines, so a
+resumed run and an uninterrupted one produce the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from tqdm import tqdm
+
+from .answers import load_answers
+from .blink import BlinkReader
+from .provenance import environment, now_iso, seed_everything
+from .questions import BrokenQuestion, Decision, MCQuestion
+from .registry import SpecialistSpec, assign
+from .scoring import macro_micro, summarise_task
+from .solver import PRECISIONS, Solver, SolverOptions
+from .synthetic import write_format_demo
+
+RESULTS_SCHEMA_VERSION = 1
+BENCHMARKS = ("blink", "synthetic")
+SYNTHETIC_QUESTIONS_PER_TASK = 20
+
+
+class RunDirError(ValueError):
+    """The output folder holds a run that this one must not overwrite or cannot continue."""
+
+
+@dataclass
+class RunConfig:
+    """Everything `specialists run` was asked; stored verbatim in results.json."""
+
+    output_dir: str
+    benchmark: str = "blink"
+    split: str = "val"
+    tasks: list[str] | None = None
+    specialist: list[str] | None = None
+    checkpoint: str | None = None
+    limit: int | None = None
+    device: str = "cpu"
+    batch_size: int = 8
+    precision: str = "fp32"
+    seed: int = 0
+    answers: str | None = None
+    blink_root: str | None = None
+    resume: bool = False
+    retry_errors: bool = False
+    progress: bool = True
+
+    def validate(self) -> None:
+        if self.benchmark not in BENCHMARKS:
+            raise ValueError(f"unknown benchmark {self.benchmark!r}; choose one of {', '.join(BENCHMARKS)}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
+        if self.batch_size < 1:
+            raise ValueError("--batch-size must be at least 1")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError("--limit must be at least 1")
+
+
+class SampleStore:
+    """`samples.jsonl`: append-only, one flushed line per question; the last line per idx wins."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> dict[str, dict]:
+        """Read every complete line; a torn last line (a kill mid-write) is cut off the file."""
+        if not self.path.exists():
+            return {}
+        records: dict[str, dict] = {}
+        data = self.path.read_bytes()
+        good_end = 0
+        for number, line in enumerate(data.splitlines(keepends=True), start=1):
+            if not line.endswith(b"\n"):
+                break  # torn final line: dropped below
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RunDirError(f"{self.path}:{number} is not valid JSON ({exc}); fix or remove that line") from None
+            records[record["idx"]] = record
+            good_end += len(line)
+        if good_end < len(data):
+            with open(self.path, "r+b") as handle:
+                handle.truncate(good_end)
+        return records
+
+    def append(self, record: dict) -> None:
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.flush()
+
+
+def _write_json_atomic(path: Path, payload: dict) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _sample(
+    question: MCQuestion | BrokenQuestion,
+    spec: SpecialistSpec,
+    solver: Solver,
+    outcome: Decision | Exception,
+    seconds: float,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "idx": question.idx,
+        "task": question.task,
+        "specialist": spec.name,
+        "baseline": spec.baseline,
+        "checkpoint": solver.checkpoint.to_json() if solver.checkpoint else None,
+        "decision": None,
+        "gold": question.gold,
+        "n_choices": len(question.choices) if isinstance(question, MCQuestion) else None,
+        "correct": None,
+        "status": "ok",
+        "error": None,
+        "seconds": round(seconds, 6),
+    }
+    if isinstance(outcome, Exception):
+        record["status"] = "error"
+        record["error"] = f"{type(outcome).__name__}: {outcome}"
+        record["correct"] = False if question.gold is not None else None
+        return record
+    record["decision"] = outcome.to_json()
+    if outcome.abstained:
+        record["status"] = "abstained"
+    if question.gold is not None:
+        record["correct"] = outcome.pred == question.gold
+    return record
+
+
+def _open_benchmark(config: RunConfig, out: Path) -> tuple[BlinkReader, dict[str, Any]]:
+    answers = load_answers(config.answers) if config.answers else None
+    if config.benchmark == "synthetic":
+        data_dir = out / "synthetic-data"
+        if not data_dir.exists():
+            write_format_demo(data_dir, config.tasks, n=SYNTHETIC_QUESTIONS_PER_TASK, seed=config.seed)
+        reader = BlinkReader(data_dir, "val", config.tasks, answers)
+        generator = {"name": "format-demo", "seed": config.seed, "n_per_task": SYNTHETIC_QUESTIONS_PER_TASK}
+    else:
+        reader = BlinkReader(config.blink_root, config.split, config.tasks, answers)
+        generator = None
+    data = {
+        "root": str(reader.root),
+        "generator": generator,
+        "files": [f.to_json() for f in reader.data_files()],
+    }
+    return reader, data
+
+
+def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: dict, answers: dict) -> dict:
+    """What must not change between a run and its --resume (limit, device, batch size may)."""
+    return {
+        "benchmark": config.benchmark,
+        "split": config.split,
+        "specialists": {task: spec.name for task, spec in assignment.items()},
+        "checkpoint": config.checkpoint,
+        "seed": config.seed,
+        "precision": config.precision,
+        "answers_sha256": answers.get("sha256"),
+        "data_sha256": sorted(f["sha256"] for f in data["files"]),
+    }
+
+
+def _check_resumable(out: Path, identity: dict) -> None:
+    previous_path = out / "results.json"
+    if not previous_path.exists():
+        return  # killed before the first results write: the samples alone are enough
+    previous = json.loads(previous_path.read_text(encoding="utf-8")).get("identity", {})
+    changed = [key for key in identity if previous.get(key) != identity[key]]
+    if changed:
+        details = "; ".join(f"{k}: was {previous.get(k)!r}, now {identity[k]!r}" for k in changed)
+        raise RunDirError(f"cannot --resume {out}: the run's settings differ ({details}); use a new --output-dir")
+
+
+def _batches(items: Iterator, size: int) -> Iterator[list]:
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def run(config: RunConfig) -> dict[str, Any]:
+    """Run (or resume) an evaluation; returns the final results dict also written to disk."""
+    config.validate()
+    out = Path(config.output_dir)
+    store = SampleStore(out / "samples.jsonl")
+    if store.path.exists() and not config.resume:
+        raise RunDirError(f"{out} already holds a run; pass --resume to continue it, or choose another --output-dir")
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    started_at = now_iso()
+
+    reader, data = _open_benchmark(config, out)
+    tasks = reader.tasks
+    bare = [s for s in config.specialist or [] if "=" not in s]
+    if config.tasks is None and len(bare) == 1:
+        from .registry import get
+
+        tasks = [t for t in tasks if t in get(bare[0]).tasks]  # "run sift" = every task sift answers
+        if not tasks:
+            raise ValueError(f"specialist {bare[0]!r} answers none of the tasks in {reader.root}")
+    assignment = assign(tasks, config.specialist)
+    options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint)
+    solvers = {spec.name: spec.build(options) for spec in assignment.values()}
+    seed_everything(config.seed)
+
+    answers = reader.answer_version.to_json()
+    identity = _identity(config, assignment, data, answers)
+    done: dict[str, dict] = {}
+    if config.resume:
+        _check_resumable(out, identity)
+        done = store.load()
+        if config.retry_errors:
+            done = {idx: rec for idx, rec in done.items() if rec.get("status") != "error"}
+
+    results: dict[str, Any] = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "status": "running",
+        "benchmark": config.benchmark if config.benchmark != "synthetic" else "synthetic:format-demo",
+        "split": config.split if config.benchmark == "blink" else "val",
+        "tasks": {},
+        "macro_accuracy": None,
+        "micro_accuracy": None,
+        "seed": config.seed,
+        "answers": answers,
+        "checkpoints": {
+            name: (solver.checkpoint.to_json() if solver.checkpoint else None) for name, solver in solvers.items()
+        },
+        "identity": identity,
+        "config": {k: v for k, v in asdict(config).items() if k != "progress"},
+        "data": data,
+        "env": environment(config.device),
+        "started_at": started_at,
+        "finished_at": None,
+        "seconds": None,
+    }
+    run_samples: dict[str, list[dict]] = {}
+    try:
+        for task in tasks:
+            spec = assignment[task]
+            run_samples[task] = _run_task(reader, task, spec, solvers[spec.name], store, done, config)
+            _finalise(results, run_samples, assignment, config, status="running")
+            _write_json_atomic(out / "results.json", results)
+    except BaseException:
+        _finalise(results, run_samples, assignment, config, status="interrupted")
+        results["seconds"] = round(time.perf_counter() - started, 3)
+        _write_json_atomic(out / "results.json", results)
+        raise
+    _finalise(results, run_samples, assignment, config, status="complete")
+    results["finished_at"] = now_iso()
+    results["seconds"] = round(time.perf_counter() - started, 3)
+    _write_json_atomic(out / "results.json", results)
+    return results
+
+
+def _run_task(
+    reader: BlinkReader,
+    task: str,
+    spec: SpecialistSpec,
+    solver: Solver,
+    store: SampleStore,
+    done: dict[str, dict],
+    config: RunConfig,
+) -> list[dict]:
+    """Answer one task's questions not yet in `done`; returns this task's samples, old and new."""
+    total = reader.count(task)
+    total = min(total, config.limit) if config.limit else total
+    samples: list[dict] = []
+    todo: list[MCQuestion | BrokenQuestion] = []
+    for question in reader.questions(task, limit=config.limit):
+        if question.idx in done:
+            samples.append(done[question.idx])
+        else:
+            todo.append(question)
+    with tqdm(total=total, initial=len(samples), desc=task, unit="q", disable=not config.progress) as bar:
+        for batch in _batches(iter(todo), config.batch_size):
+            for question, outcome, seconds in _answer(batch, solver):
+                record = _sample(question, spec, solver, outcome, seconds)
+                store.append(record)
+                samples.append(record)
+                bar.update(1)
+    return samples
+
+
+def _answer(
+    batch: Sequence[MCQuestion | BrokenQuestion], solver: Solver
+) -> Iterator[tuple[MCQuestion | BrokenQuestion, Decision | Exception, float]]:
+    """Run one batch; if the batch as a whole fails, retry its questions one at a time."""
+    broken = [q for q in batch if isinstance(q, BrokenQuestion)]
+    for question in broken:
+        yield question, ValueError(question.error), 0.0
+    questions = [q for q in batch if isinstance(q, MCQuestion)]
+    if not questions:
+        return
+    tic = time.perf_counter()
+    try:
+        outcomes = solver.decide_batch(questions)
+        if len(outcomes) != len(questions):
+            raise RuntimeError(f"{type(solver).__name__}.decide_batch returned {len(outcomes)} results for {len(questions)}")
+    except Exception:
+        for question in questions:
+            tic_one = time.perf_counter()
+            try:
+                outcome = solver.decide_batch([question])[0]
+            except Exception as exc:
+                outcome = exc
+            yield question, outcome, time.perf_counter() - tic_one
+        return
+    per_question = (time.perf_counter() - tic) / len(questions)
+    for question, outcome in zip(questions, outcomes):
+        yield question, outcome, per_question
+
+
+def _finalise(
+    results: dict, run_samples: dict[str, list[dict]], assignment: dict[str, SpecialistSpec], config: RunConfig, status: str
+) -> None:
+    tasks = {}
+    for task, samples in run_samples.items():
+        summary = summarise_task(samples, task, config.seed)
+        spec = assignment[task]
+        checkpoints = {json.dumps(s["checkpoint"], sort_keys=True) for s in samples if s.get("checkpoint")}
+        summary.update(
+            specialist=spec.name,
+            baseline=spec.baseline,
+            checkpoint=json.loads(checkpoints.pop()) if len(checkpoints) == 1 else None,
+            rules=sorted({s["decision"]["rule"] for s in samples if s.get("decision")}),
+        )
+        tasks[task] = summary
+    results["tasks"] = tasks
+    results["macro_accuracy"], results["micro_accuracy"] = macro_micro(tasks)
+    results["status"] = status

@@ -1,0 +1,122 @@
+"""The one entry point to every specialist: name -> what it answers and how to build it.
+
+Modelled on timm's registry: `register` a `SpecialistSpec`, `get` one by name (with "did you
+mean"), ask which specialists serve a task. Later specialists register themselves in
+`_builtin_specs` below.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable
+
+from .solver import Solver, SolverOptions
+from .tasks import TASK_NAMES
+
+
+class UnknownSpecialistError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SpecialistSpec:
+    """name: registry name; tasks: BLINK tasks it answers; kind: baseline | classical | neural;
+    build: SolverOptions -> Solver; default_checkpoint: manifest name used when none is given."""
+
+    name: str
+    tasks: tuple[str, ...]
+    kind: str
+    summary: str
+    build: Callable[[SolverOptions], Solver]
+    default_checkpoint: str | None = None
+
+    @property
+    def baseline(self) -> bool:
+        return self.kind == "baseline"
+
+
+_REGISTRY: dict[str, SpecialistSpec] = {}
+# The specialist a task uses when the user names none; tasks missing here use `random`.
+DEFAULT_FOR_TASK: dict[str, str] = {}
+
+
+def register(spec: SpecialistSpec) -> SpecialistSpec:
+    if spec.name in _REGISTRY:
+        raise ValueError(f"specialist {spec.name!r} is registered twice")
+    unknown = [t for t in spec.tasks if t not in TASK_NAMES]
+    if unknown:
+        raise ValueError(f"specialist {spec.name!r} names unknown tasks {unknown}")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def _builtin_specs() -> None:
+    from .baselines import RandomChoice
+
+    register(
+        SpecialistSpec(
+            name="random",
+            tasks=TASK_NAMES,
+            kind="baseline",
+            summary="uniform random choice, seeded per question (baseline)",
+            build=RandomChoice,
+        )
+    )
+
+
+def all_specs() -> list[SpecialistSpec]:
+    if not _REGISTRY:
+        _builtin_specs()
+    return list(_REGISTRY.values())
+
+
+def get(name: str) -> SpecialistSpec:
+    specs = {spec.name: spec for spec in all_specs()}
+    if name in specs:
+        return specs[name]
+    close = difflib.get_close_matches(name, list(specs), n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise UnknownSpecialistError(
+        f"unknown specialist {name!r}.{hint} Known: {', '.join(sorted(specs))} (see `specialists ls`)"
+    )
+
+
+def serving(task: str) -> list[SpecialistSpec]:
+    return [spec for spec in all_specs() if task in spec.tasks]
+
+
+def default_for(task: str) -> SpecialistSpec:
+    return get(DEFAULT_FOR_TASK.get(task, "random"))
+
+
+def assign(tasks: list[str], choices: list[str] | None) -> dict[str, SpecialistSpec]:
+    """Which specialist answers each task, from `--specialist NAME | TASK=NAME ...`.
+
+    A bare NAME applies to every task not named in a TASK=NAME pair; tasks named by neither use
+    their default. A specialist that does not serve a task it is given is an error, not a skip.
+    """
+    from .tasks import canonical_task
+
+    everywhere: str | None = None
+    per_task: dict[str, str] = {}
+    for choice in choices or []:
+        if "=" in choice:
+            task, name = choice.split("=", 1)
+            per_task[canonical_task(task)] = name
+        elif everywhere is not None:
+            raise ValueError(f"--specialist names two specialists for all tasks: {everywhere}, {choice}")
+        else:
+            everywhere = choice
+    stray = sorted(set(per_task) - set(tasks))
+    if stray:
+        raise ValueError(f"--specialist names task(s) {', '.join(stray)} that this run does not include")
+    assignment = {}
+    for task in tasks:
+        name = per_task.get(task, everywhere)
+        spec = get(name) if name else default_for(task)
+        if task not in spec.tasks:
+            others = ", ".join(s.name for s in serving(task))
+            raise ValueError(f"specialist {spec.name!r} does not answer {task}; specialists for it: {others}")
+        assignment[task] = spec
+    return assignment

@@ -1,0 +1,202 @@
+"""`specialists report RUN_DIR ...`: per-task tables (Markdown, CSV) and a bar chart.
+
+Each run is a column; reference rows come from the questions themselves (expected accuracy of a
+random choice) and from the paper (human, the paper's specialist), each with its source.
+Percentages in tables, fractions in CSV, as DESIGN.md prescribes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .reference import reference_scores
+from .tasks import TASK_NAMES
+
+
+class ReportError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Run:
+    directory: Path
+    results: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        names = sorted({t["specialist"] for t in self.results["tasks"].values()})
+        baseline = all(t.get("baseline") for t in self.results["tasks"].values()) and names
+        tiny = any((t.get("checkpoint") or {}).get("tiny_random") for t in self.results["tasks"].values())
+        tag = " (baseline)" if baseline else ""
+        tag += " (tiny-random weights: meaningless)" if tiny else ""
+        tag += "" if self.results.get("status") == "complete" else f" [{self.results.get('status')}]"
+        return f"{self.directory.name}: {'+'.join(names) or 'no tasks'}{tag}"
+
+
+def load_run(directory: str | Path) -> Run:
+    directory = Path(directory)
+    path = directory / "results.json"
+    if not path.is_file():
+        raise ReportError(f"{directory} is not a run directory: it has no results.json (made by `specialists run`)")
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path} is not valid JSON: {exc}") from None
+    if "tasks" not in results:
+        raise ReportError(f"{path} has no 'tasks' section: not a results file of this suite")
+    return Run(directory, results)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}"
+
+
+def _cell(task: dict | None) -> str:
+    if not task or task.get("accuracy") is None:
+        return "-" if not task else f"unscored ({task.get('unscored', 0)})"
+    lo, hi = task["ci95"]
+    return f"{_pct(task['accuracy'])} [{_pct(lo)}, {_pct(hi)}]"
+
+
+def _tasks_in(runs: Sequence[Run]) -> list[str]:
+    present = {task for run in runs for task in run.results["tasks"]}
+    return [t for t in TASK_NAMES if t in present] + sorted(present - set(TASK_NAMES))
+
+
+def _random_expected(runs: Sequence[Run], task: str) -> float | None:
+    for run in runs:
+        value = run.results["tasks"].get(task, {}).get("expected_random")
+        if value is not None:
+            return value
+    return None
+
+
+def markdown(runs: Sequence[Run]) -> str:
+    refs = reference_scores()
+    tasks = _tasks_in(runs)
+    head = ["Task", *(run.label for run in runs), "random (expected)", "human (paper)", "paper specialist"]
+    lines = ["# Specialist results", "", "Accuracy % with 95% bootstrap CI.", ""]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for task in tasks:
+        ref = refs["tasks"].get(task, {})
+        paper = f"{ref['specialist']} {_pct(ref['specialist_accuracy'])}" if ref else "-"
+        cells = [_cell(run.results["tasks"].get(task)) for run in runs]
+        lines.append(
+            "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper]) + " |"
+        )
+    for key, name in (("macro_accuracy", "**macro mean** (BLINK headline)"), ("micro_accuracy", "micro mean")):
+        lines.append("| " + " | ".join([name, *(_pct(run.results.get(key)) for run in runs), "", "", ""]) + " |")
+    for run in runs:
+        r = run.results
+        lines += ["", f"## {run.label}", ""]
+        lines.append(
+            f"benchmark {r.get('benchmark')}, split {r.get('split')}, seed {r.get('seed')}, "
+            f"answers {r.get('answers', {}).get('name')}, status {r.get('status')}, "
+            f"commit {(r.get('env', {}).get('git') or {}).get('commit')}, device {r.get('env', {}).get('device')}"
+        )
+        lines += ["", "| Task | n | accuracy % | 95% CI | abstained | errors | unscored | specialist | checkpoint |"]
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for task in tasks:
+            t = r["tasks"].get(task)
+            if t is None:
+                continue
+            ci = "-" if not t.get("ci95") else f"[{_pct(t['ci95'][0])}, {_pct(t['ci95'][1])}]"
+            ckpt = t.get("checkpoint") or {}
+            ckpt_text = f"{ckpt.get('name')} ({(ckpt.get('sha256') or 'no hash')[:12]})" if ckpt else "none"
+            lines.append(
+                f"| {task} | {t['n']} | {_pct(t['accuracy'])} | {ci} | {t['abstained']} | {t['errors']} | "
+                f"{t.get('unscored', 0)} | {t['specialist']} | {ckpt_text} |"
+            )
+    lines += ["", f"Reference numbers: {refs['source']}.", ""]
+    return "\n".join(lines)
+
+
+CSV_FIELDS = ("source", "model", "task", "accuracy", "ci_lo", "ci_hi", "n", "abstained", "errors", "unscored")
+
+
+def csv_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """Long format: one row per (run or reference, task); accuracies as fractions."""
+    refs = reference_scores()
+    rows = []
+    for run in runs:
+        for task, t in run.results["tasks"].items():
+            ci = t.get("ci95") or [None, None]
+            rows.append(
+                {"source": str(run.directory), "model": run.label, "task": task, "accuracy": t.get("accuracy"),
+                 "ci_lo": ci[0], "ci_hi": ci[1], "n": t.get("n"), "abstained": t.get("abstained"),
+                 "errors": t.get("errors"), "unscored": t.get("unscored")}
+            )
+    for task in _tasks_in(runs):
+        expected = _random_expected(runs, task)
+        if expected is not None:
+            rows.append({"source": "questions", "model": "random (expected)", "task": task, "accuracy": expected})
+        ref = refs["tasks"].get(task)
+        if ref:
+            rows.append({"source": refs["source"], "model": "human (paper)", "task": task, "accuracy": ref["human"]})
+            rows.append({"source": refs["source"], "model": f"{ref['specialist']} (paper)", "task": task,
+                         "accuracy": ref["specialist_accuracy"]})
+    return rows
+
+
+def bar_chart(runs: Sequence[Run], path: Path) -> None:
+    """Grouped bars per task (runs, with CI whiskers); paper specialist, human and random as ticks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    refs = reference_scores()["tasks"]
+    tasks = _tasks_in(runs)
+    x = np.arange(len(tasks))
+    width = 0.8 / max(len(runs), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(tasks) + 2), 4.5))
+    for i, run in enumerate(runs):
+        acc, err_lo, err_hi = [], [], []
+        for task in tasks:
+            t = run.results["tasks"].get(task) or {}
+            a = t.get("accuracy")
+            acc.append(100 * a if a is not None else np.nan)
+            lo, hi = t.get("ci95") or (a, a)
+            err_lo.append(100 * (a - lo) if a is not None else 0)
+            err_hi.append(100 * (hi - a) if a is not None else 0)
+        ax.bar(x - 0.4 + width * (i + 0.5), acc, width, yerr=[err_lo, err_hi], capsize=3, label=run.label)
+    for marker, key, name, colour in (("_", "specialist_accuracy", "paper specialist", "black"),
+                                      ("_", "human", "human (paper)", "tab:green")):
+        ys = [100 * refs[t][key] if t in refs else np.nan for t in tasks]
+        ax.scatter(x, ys, marker=marker, s=900, linewidths=2, color=colour, label=name, zorder=3)
+    rand = [100 * v if (v := _random_expected(runs, t)) is not None else np.nan for t in tasks]
+    ax.scatter(x, rand, marker="_", s=900, linewidths=1.5, color="grey", label="random (expected)", zorder=3)
+    ax.set_xticks(x, [t.replace("_", "\n", 1) for t in tasks], fontsize=8)
+    ax.set_ylabel("accuracy %")
+    ax.set_ylim(0, 105)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("Accuracy per task (95% bootstrap CI)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_report(run_dirs: Sequence[str | Path], output: str | Path | None = None) -> dict[str, Path]:
+    """Write report.md, report.csv and report.png; returns their paths."""
+    if not run_dirs:
+        raise ReportError("name at least one run directory")
+    runs = [load_run(d) for d in run_dirs]
+    if output is None:
+        if len(runs) > 1:
+            raise ReportError("several runs: pass --output DIR for the combined report")
+        output = runs[0].directory
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    paths = {"markdown": output / "report.md", "csv": output / "report.csv", "plot": output / "report.png"}
+    paths["markdown"].write_text(markdown(runs), encoding="utf-8")
+    with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        writer.writerows(csv_rows(runs))
+    bar_chart(runs, paths["plot"])
+    return paths

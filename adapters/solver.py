@@ -1,0 +1,62 @@
+"""What the runner asks of a specialist: answer a batch of questions of the tasks it serves.
+
+A `Solver` pairs one specialist (and its weights) with its decision rules. The runner hands it
+batches; per-question failures come back as exceptions in the result list, so one broken
+question never costs the others their answers.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Sequence
+
+from checkpoints import CheckpointRef
+
+from .questions import Decision, MCQuestion
+
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """Run-wide settings a solver is built with (from the `specialists run` options)."""
+
+    device: str = "cpu"
+    batch_size: int = 8
+    precision: str = "fp32"
+    seed: int = 0
+    checkpoint: str | None = None
+
+
+class Solver(abc.ABC):
+    """One specialist answering the questions of its tasks.
+
+    Subclasses set `specialist` (the registry name) and implement `decide`; batched specialists
+    override `decide_batch` to run their model once per batch.
+    """
+
+    specialist: str = ""
+    baseline: bool = False
+
+    def __init__(self, options: SolverOptions) -> None:
+        self.options = options
+
+    @property
+    def checkpoint(self) -> CheckpointRef | None:
+        """The weights behind the answers; None for rules that load no weights."""
+        return None
+
+    @abc.abstractmethod
+    def decide(self, question: MCQuestion) -> Decision:
+        """Answer one question, or raise (QuestionError for an expected, explained failure)."""
+
+    def decide_batch(self, questions: Sequence[MCQuestion]) -> list[Decision | Exception]:
+        """One entry per question, in order: its Decision or the exception that stopped it."""
+        results: list[Decision | Exception] = []
+        for question in questions:
+            try:
+                results.append(self.decide(question))
+            except Exception as exc:  # isolated per question by design
+                results.append(exc)
+        return results

@@ -1,0 +1,147 @@
+"""The `specialists` command line (DESIGN.md, "Command line").
+
+It sits at the top of the import graph: it may import adapters, nothing imports it. Heavy
+modules are imported inside each command so `specialists ls` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+
+# Errors whose message is the whole story: printed as "error: ..." without a traceback
+# (every input error of the suite is a ValueError subclass). SPECIALISTS_DEBUG=1 re-raises them.
+USER_ERRORS = (ValueError, FileNotFoundError)
+
+
+def _default_output(benchmark: str, specialists: list[str] | None) -> str:
+    who = "-".join(s.replace("=", "_") for s in specialists) if specialists else "default"
+    return str(Path("runs") / f"{benchmark}-{who}-{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def _add_run_parser(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="answer a benchmark's questions with specialists")
+    run.add_argument("--benchmark", default="blink", choices=["blink", "synthetic"])
+    run.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
+    run.add_argument("--split", default="val", choices=["val", "test"])
+    run.add_argument("--tasks", nargs="+", metavar="T", help="tasks to run (default: every task found)")
+    run.add_argument("--specialist", nargs="+", metavar="NAME|TASK=NAME", help="specialist for all tasks, or per task")
+    run.add_argument("--checkpoint", help="checkpoint NAME, PATH, or tiny-random")
+    run.add_argument("--limit", type=int, help="at most N questions per task")
+    run.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    run.add_argument("--batch-size", type=int, default=8)
+    run.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"])
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--answers", help='gold answers override, {idx: "(X)"} (recorded as the answer version)')
+    run.add_argument("--output-dir", help="run folder (default runs/<benchmark>-<specialist>-<time>)")
+    run.add_argument("--resume", action="store_true", help="continue the run in --output-dir where it stopped")
+    run.add_argument("--retry-errors", action="store_true", help="with --resume: answer failed questions again")
+    run.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="specialists",
+        description="Specialist-model baselines for BLINK-style multiple-choice perception questions. "
+        "With no command: run the embedded default and print its table.",
+    )
+    parser.add_argument("--version", action="version", version=f"blink-specialists {__version__}")
+    commands = parser.add_subparsers(dest="command")
+    _add_run_parser(commands)
+    ls = commands.add_parser("ls", help="tasks, specialists, and which serves which task")
+    ls.add_argument("--json", action="store_true")
+    report = commands.add_parser("report", help="tables (Markdown, CSV) and a plot from run folders")
+    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    report.add_argument("--output", help="folder for report.md/.csv/.png (default: the run folder)")
+    return parser
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from adapters.evaluate import RunConfig, run
+    from adapters.report import load_run, markdown
+
+    output = args.output_dir or _default_output(args.benchmark, args.specialist)
+    config = RunConfig(
+        output_dir=output, benchmark=args.benchmark, split=args.split, tasks=args.tasks,
+        specialist=args.specialist, checkpoint=args.checkpoint, limit=args.limit, device=args.device,
+        batch_size=args.batch_size, precision=args.precision, seed=args.seed, answers=args.answers,
+        blink_root=args.blink_root, resume=args.resume, retry_errors=args.retry_errors,
+        progress=not args.no_progress,
+    )
+    results = run(config)
+    print(markdown([load_run(output)]).split("\n## ")[0].rstrip())
+    errors = sum(t["errors"] for t in results["tasks"].values())
+    if errors:
+        print(f"\n{errors} question(s) failed; their errors are in {Path(output) / 'samples.jsonl'} (status \"error\").")
+    print(f"\nwrote {Path(output) / 'samples.jsonl'} and {Path(output) / 'results.json'}")
+    return 0
+
+
+def cmd_default() -> int:
+    """The embedded default: the synthetic BLINK-format benchmark with the default specialists."""
+    print("blink-specialists: embedded default run (synthetic BLINK-format questions, no weights needed)")
+    print("note: the synthetic set is a FORMAT DEMO today (random labels): numbers test the flow, not perception\n")
+    args = build_parser().parse_args(["run", "--benchmark", "synthetic", "--no-progress"])
+    args.output_dir = _default_output("synthetic", None)
+    return cmd_run(args)
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    from adapters import registry
+    from adapters.tasks import BLINK_TASKS
+
+    specs = registry.all_specs()
+    tasks = [
+        {"task": t.name, "n_val": t.n_val, "n_test": t.n_test,
+         "default": registry.default_for(t.name).name, "specialists": [s.name for s in registry.serving(t.name)]}
+        for t in BLINK_TASKS
+    ]
+    specialists = [
+        {"name": s.name, "kind": s.kind, "summary": s.summary, "tasks": list(s.tasks),
+         "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None else "unknown"}
+        for s in specs
+    ]
+    if args.json:
+        print(json.dumps({"tasks": tasks, "specialists": specialists}, indent=2))
+        return 0
+    print("Specialists:")
+    for s in specialists:
+        served = "all BLINK tasks" if len(s["tasks"]) == len(BLINK_TASKS) else ", ".join(s["tasks"])
+        print(f"  {s['name']:<12} {s['kind']:<9} {s['summary']}; weights: {s['checkpoint_status']}; answers: {served}")
+    print("\nTasks (val/test questions; default specialist; all that answer it):")
+    for t in tasks:
+        print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} default {t['default']:<10} {', '.join(t['specialists'])}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from adapters.report import write_report
+
+    paths = write_report(args.run_dirs, args.output)
+    print(paths["markdown"].read_text(encoding="utf-8"))
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handlers = {"run": cmd_run, "ls": cmd_ls, "report": cmd_report}
+    try:
+        if args.command is None:
+            return cmd_default()
+        return handlers[args.command](args)
+    except USER_ERRORS as exc:
+        if os.environ.get("SPECIALISTS_DEBUG"):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished questions are saved; continue with --resume", file=sys.stderr)
+        return 130

@@ -1,0 +1,145 @@
+"""Typed dense outputs: what a specialist returns for ONE image (or image pair).
+
+Each type checks its shapes on construction, so a wrapper that returns the wrong layout fails
+where it is built, not three modules later inside a decision rule. Tensors may live on any
+device; decision rules read values with `.at(...)` style helpers that work in pixel
+coordinates of the ORIGINAL image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+def _disc_mask(height: int, width: int, x: float, y: float, radius: float, device) -> torch.Tensor:
+    ys = torch.arange(height, device=device).view(-1, 1).float()
+    xs = torch.arange(width, device=device).view(1, -1).float()
+    return (xs - x) ** 2 + (ys - y) ** 2 <= radius**2
+
+
+def _disc_median(values: torch.Tensor, x: float, y: float, radius: float) -> float:
+    """Median of a (H, W) map over the disc at (x, y): robust to a marker's ring or an edge."""
+    height, width = values.shape
+    _check(0 <= x < width and 0 <= y < height, f"point ({x:.1f}, {y:.1f}) lies outside the {width}x{height} map")
+    mask = _disc_mask(height, width, x, y, max(radius, 0.5), values.device)
+    return float(values[mask].float().median())
+
+
+@dataclass(frozen=True)
+class DisparityMap:
+    """Relative disparity (inverse depth), affine-ambiguous: LARGER = CLOSER.
+
+    disparity: (H, W) at the original image size.
+    """
+
+    disparity: torch.Tensor
+
+    def __post_init__(self) -> None:
+        _check(self.disparity.ndim == 2, f"DisparityMap wants (H, W), got {tuple(self.disparity.shape)}")
+
+    def at(self, x: float, y: float, radius: float = 0.0) -> float:
+        """Median disparity over a disc of `radius` pixels at (x, y) (radius 0 = the pixel)."""
+        return _disc_median(self.disparity, x, y, radius)
+
+
+@dataclass(frozen=True)
+class FeatureMap:
+    """Dense features of one image.
+
+    features: (C, h, w) at the model's stride; image_size: (H, W) of the image they came from.
+    """
+
+    features: torch.Tensor
+    image_size: tuple[int, int]
+
+    def __post_init__(self) -> None:
+        _check(self.features.ndim == 3, f"FeatureMap wants (C, h, w), got {tuple(self.features.shape)}")
+        _check(len(self.image_size) == 2, "image_size is (H, W)")
+
+    def at(self, points: torch.Tensor) -> torch.Tensor:
+        """L2-normalised features at pixel points (N, 2) as (x, y) of the original image -> (N, C).
+
+        Bilinear sampling of the feature map, the same as upsampling it to image size and reading
+        the pixel, without materialising the upsampled map.
+        """
+        _check(points.ndim == 2 and points.shape[1] == 2, f"points must be (N, 2) (x, y), got {tuple(points.shape)}")
+        height, width = self.image_size
+        # align_corners=False grid: pixel centre x maps to (2x + 1) / W - 1
+        grid = torch.stack(
+            [(2 * points[:, 0] + 1) / width - 1, (2 * points[:, 1] + 1) / height - 1], dim=-1
+        ).to(self.features.device, torch.float32)
+        sampled = F.grid_sample(
+            self.features[None].float(), grid[None, :, None, :], mode="bilinear", align_corners=False
+        )  # (1, C, N, 1)
+        return F.normalize(sampled[0, :, :, 0].T, dim=-1)
+
+
+@dataclass(frozen=True)
+class Matches:
+    """Point matches between two images: keypoints0/1 (N, 2) pixel (x, y); confidence (N,)."""
+
+    keypoints0: torch.Tensor
+    keypoints1: torch.Tensor
+    confidence: torch.Tensor
+
+    def __post_init__(self) -> None:
+        n = self.keypoints0.shape[0]
+        _check(self.keypoints0.shape == (n, 2), f"keypoints0 must be (N, 2), got {tuple(self.keypoints0.shape)}")
+        _check(self.keypoints1.shape == (n, 2), f"keypoints1 must be (N, 2) like keypoints0, got {tuple(self.keypoints1.shape)}")
+        _check(self.confidence.shape == (n,), f"confidence must be (N,), got {tuple(self.confidence.shape)}")
+
+    def __len__(self) -> int:
+        return int(self.keypoints0.shape[0])
+
+
+@dataclass(frozen=True)
+class IntrinsicLayers:
+    """Intrinsic decomposition in LINEAR light: albedo (3, H, W), shading (H, W); image = albedo * shading."""
+
+    albedo: torch.Tensor
+    shading: torch.Tensor
+
+    def __post_init__(self) -> None:
+        _check(self.albedo.ndim == 3 and self.albedo.shape[0] == 3, f"albedo must be (3, H, W), got {tuple(self.albedo.shape)}")
+        _check(self.shading.shape == self.albedo.shape[1:], f"shading must be (H, W) = {tuple(self.albedo.shape[1:])}, got {tuple(self.shading.shape)}")
+
+    def luminance_at(self, x: float, y: float, radius: float = 0.0) -> float:
+        """Median linear albedo luminance (Rec. 709 weights) over a disc at (x, y)."""
+        weights = torch.tensor([0.2126, 0.7152, 0.0722], device=self.albedo.device).view(3, 1, 1)
+        return _disc_median((self.albedo.float() * weights).sum(0), x, y, radius)
+
+
+@dataclass(frozen=True)
+class ForensicScore:
+    """A generated-image detector's output: fake_probability in [0, 1]; error_map (H, W) (e.g. DIRE);
+    reconstruction_error: mean of the error map, usable without a classifier."""
+
+    fake_probability: float | None
+    error_map: torch.Tensor
+    reconstruction_error: float
+
+    def __post_init__(self) -> None:
+        _check(self.error_map.ndim == 2, f"error_map must be (H, W), got {tuple(self.error_map.shape)}")
+        if self.fake_probability is not None:
+            _check(0.0 <= self.fake_probability <= 1.0, f"fake_probability must be in [0, 1], got {self.fake_probability}")
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """A global image embedding: vector (D,)."""
+
+    vector: torch.Tensor
+
+    def __post_init__(self) -> None:
+        _check(self.vector.ndim == 1, f"Embedding wants (D,), got {tuple(self.vector.shape)}")
+
+    def cosine(self, other: "Embedding") -> float:
+        return float(F.cosine_similarity(self.vector.float(), other.vector.float(), dim=0))
