@@ -4,7 +4,7 @@ Accepted roots (from `--blink-root`, else `BLINK_ROOT`, else the Hugging Face ca
 - a folder in the hub's layout: `{root}/{Task}/{split}-*.parquet`;
 - a Hugging Face hub cache of the dataset repo (`.../datasets--BLINK-Benchmark--BLINK`, or the
   hub cache folder holding it): the snapshot that `refs/main` names (else the newest);
-- a `datasets` library cache (`.../BLINK-Benchmark___blink`): `{Task}/**/*-{split}*.arrow`.
+- a `datasets` library cache (`.../BLINK-Benchmark___blink`): `{Task}/{version}/{hash}/*-{split}*.arrow`.
 
 Nothing is downloaded. Problems with a whole file (missing column, unknown task folder, no file
 for a task) raise `BlinkFormatError` naming the file; problems with one row (corrupt image,
@@ -125,7 +125,8 @@ def _task_files(task_dir: Path, split: str) -> list[Path]:
     parquet = sorted(task_dir.glob(f"{split}-*.parquet"))
     if parquet:
         return parquet
-    return sorted(p for p in task_dir.rglob("*.arrow") if f"-{split}" in p.stem)
+    # datasets cache: {Task}/{version}/{fingerprint}/blink-{split}[-00000-of-0000N].arrow
+    return sorted(p for p in task_dir.glob("*/*/*.arrow") if f"-{split}" in p.stem)
 
 
 def _read_table_batches(path: Path, batch_size: int) -> Iterator[pa.RecordBatch]:

@@ -1,0 +1,153 @@
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from adapters.answers import AnswersFileError, load_answers
+from adapters.blink import BlinkFormatError, BlinkReader, resolve_blink_root
+from adapters.blink_writer import BlinkRow, write_blink_folder
+from adapters.questions import BrokenQuestion, ImageDecodeError, MCQuestion
+from adapters.tasks import UnknownTaskError
+from blink_fixture import FIXTURE_TASKS, make_blink_fixture, random_image
+
+
+def test_reads_every_task_question_and_image(tmp_path):
+    rows = make_blink_fixture(tmp_path / "b", n_per_task=3)
+    reader = BlinkReader(tmp_path / "b", "val")
+    assert sorted(reader.tasks) == sorted(FIXTURE_TASKS)
+    gold = {row.idx("val"): row.answer for row in rows}
+    for task in reader.tasks:
+        questions = list(reader.questions(task))
+        assert len(questions) == reader.count(task) == 3
+        for q in questions:
+            assert isinstance(q, MCQuestion) and q.task == task
+            assert q.gold == gold[q.idx]
+            assert len(q.images) == FIXTURE_TASKS[task][0]
+            assert q.images[0].mode == "RGB" and q.images[0].size == (32, 24)
+            assert "Select from the following choices." in q.prompt
+
+
+def test_limit_and_task_spellings(blink_root):
+    reader = BlinkReader(blink_root, "val", tasks=["relative depth"])
+    assert reader.tasks == ["Relative_Depth"]
+    assert [q.idx for q in reader.questions("Relative_Depth", limit=2)] == [
+        "val_Relative_Depth_1",
+        "val_Relative_Depth_2",
+    ]
+
+
+def test_unknown_task_suggests_close_names(blink_root):
+    with pytest.raises(UnknownTaskError, match="Did you mean Relative_Depth"):
+        BlinkReader(blink_root, "val", tasks=["Relative_Dept"])
+
+
+def test_task_without_file_names_expected_path(blink_root):
+    with pytest.raises(BlinkFormatError, match=r"Counting.*val-\*\.parquet"):
+        BlinkReader(blink_root, "val", tasks=["Counting"])
+
+
+def test_unknown_task_folder_is_named(blink_root):
+    (blink_root / "Not_A_Task").mkdir()
+    (blink_root / "Relative_Depth" / "val-00000-of-00001.parquet").rename(
+        blink_root / "Not_A_Task" / "val-00000-of-00001.parquet"
+    )
+    with pytest.raises(BlinkFormatError, match="Not_A_Task.*not a BLINK task"):
+        BlinkReader(blink_root, "val")
+
+
+def test_missing_column_names_file(blink_root):
+    path = blink_root / "Relative_Depth" / "val-00000-of-00001.parquet"
+    pq.write_table(pq.read_table(path).drop(["choices"]), path)
+    with pytest.raises(BlinkFormatError, match=r"Relative_Depth.*val-00000-of-00001\.parquet: missing column\(s\) choices"):
+        BlinkReader(blink_root, "val")
+
+
+def test_corrupt_image_fails_only_its_question(tmp_path):
+    rows = [
+        BlinkRow("Relative_Depth", 1, "q?", ("A", "B"), "A", [random_image(__import__("numpy").random.default_rng(0))]),
+        BlinkRow("Relative_Depth", 2, "q?", ("A", "B"), "B", [b"\x89PNG\r\n\x1a\nnot really a png"]),
+    ]
+    write_blink_folder(tmp_path, rows)
+    good, bad = BlinkReader(tmp_path, "val").questions("Relative_Depth")
+    assert good.images and bad.gold == "B"
+    with pytest.raises(ImageDecodeError, match="val_Relative_Depth_2: image_1 could not be decoded"):
+        bad.images
+
+
+def test_malformed_row_becomes_broken_question(blink_root):
+    path = blink_root / "Relative_Depth" / "val-00000-of-00001.parquet"
+    table = pq.read_table(path).to_pylist()
+    table[1]["answer"] = "B is closer"
+    table[2]["idx"] = "val_Counting_7"
+    pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
+    questions = list(BlinkReader(blink_root, "val").questions("Relative_Depth"))
+    assert isinstance(questions[0], MCQuestion)
+    assert isinstance(questions[1], BrokenQuestion) and "expected an answer" in questions[1].error
+    assert isinstance(questions[2], BrokenQuestion) and "does not belong to val/Relative_Depth" in questions[2].error
+
+
+def test_hidden_answers_give_no_gold(tmp_path):
+    make_blink_fixture(tmp_path, split="test", hidden=True)
+    reader = BlinkReader(tmp_path, "test")
+    assert all(q.gold is None for task in reader.tasks for q in reader.questions(task))
+
+
+def test_answers_override_and_version(tmp_path, blink_root):
+    override = tmp_path / "corrected.json"
+    override.write_text(json.dumps({"val_Relative_Reflectance_1": "(C)"}))
+    answers = load_answers(override)
+    reader = BlinkReader(blink_root, "val", answers=answers)
+    q = next(reader.questions("Relative_Reflectance"))
+    assert q.gold == "C"
+    assert q.source.answers.name == "corrected.json" and len(q.source.answers.sha256) == 64
+    assert answers.version.n_overridden == 1
+
+
+def test_bad_answers_file_lists_bad_entries(tmp_path):
+    bad = tmp_path / "a.json"
+    bad.write_text(json.dumps({"val_X_1": "A", "val_X_2": "(B)"}))
+    with pytest.raises(AnswersFileError, match="val_X_1: 'A'"):
+        load_answers(bad)
+    with pytest.raises(AnswersFileError, match="does not exist"):
+        load_answers(tmp_path / "missing.json")
+
+
+def test_hub_cache_snapshot_and_env_root(tmp_path, monkeypatch):
+    repo = tmp_path / "hub" / "datasets--BLINK-Benchmark--BLINK"
+    make_blink_fixture(repo / "snapshots" / "abc123")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("abc123")
+    assert resolve_blink_root(tmp_path / "hub") == repo / "snapshots" / "abc123"
+    assert resolve_blink_root(repo) == repo / "snapshots" / "abc123"
+    monkeypatch.setenv("BLINK_ROOT", str(repo))
+    assert BlinkReader(None, "val").root == repo / "snapshots" / "abc123"
+    monkeypatch.delenv("BLINK_ROOT")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "none"))
+    assert resolve_blink_root(None) == repo / "snapshots" / "abc123"
+
+
+def test_datasets_arrow_cache(tmp_path, blink_root):
+    """The `datasets` library cache: {Task}/0.0.0/<hash>/blink-val.arrow (arrow stream files)."""
+    cache = tmp_path / "BLINK-Benchmark___blink"
+    for task in FIXTURE_TASKS:
+        table = pq.read_table(blink_root / task / "val-00000-of-00001.parquet")
+        target = cache / task / "0.0.0" / "f00d" / "blink-val.arrow"
+        target.parent.mkdir(parents=True)
+        with pa.OSFile(str(target), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+    reader = BlinkReader(tmp_path, "val")
+    assert reader.root == cache
+    assert reader.count("Relative_Depth") == 4
+    assert [q.gold for q in reader.questions("Relative_Depth")] == [
+        q.gold for q in BlinkReader(blink_root, "val").questions("Relative_Depth")
+    ]
+
+
+def test_no_data_anywhere_names_places(tmp_path, monkeypatch):
+    monkeypatch.delenv("BLINK_ROOT", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "ds"))
+    with pytest.raises(BlinkFormatError, match=r"looked in: .*hub.*ds.*--blink-root"):
+        resolve_blink_root(None)

@@ -1,0 +1,85 @@
+"""The report, and the command line through a real subprocess (as users run it)."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from adapters.evaluate import RunConfig, run
+from adapters.report import ReportError, write_report
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, cwd=None):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "specialists", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_report_tables_and_plot(blink_root, tmp_path):
+    for name, seed in (("r1", 0), ("r2", 1)):
+        run(RunConfig(str(tmp_path / name), blink_root=str(blink_root), seed=seed, progress=False))
+    paths = write_report([tmp_path / "r1"])
+    assert paths["markdown"].parent == tmp_path / "r1"
+    text = paths["markdown"].read_text()
+    assert "| Relative_Depth |" in text and "Depth Anything 97.58" in text and "99.59" in text
+    assert "r1: random (baseline)" in text and "macro mean" in text
+    rows = list(csv.DictReader(open(paths["csv"])))
+    depth = {r["model"]: r for r in rows if r["task"] == "Relative_Depth"}
+    assert float(depth["random (expected)"]["accuracy"]) == 0.5
+    assert float(depth["Depth Anything (paper)"]["accuracy"]) == 0.9758
+    results = json.loads((tmp_path / "r1" / "results.json").read_text())
+    run_row = depth["r1: random (baseline)"]
+    assert float(run_row["accuracy"]) == results["tasks"]["Relative_Depth"]["accuracy"]
+    assert Image.open(paths["plot"]).size[0] > 300
+
+    with pytest.raises(ReportError, match="pass --output"):
+        write_report([tmp_path / "r1", tmp_path / "r2"])
+    both = write_report([tmp_path / "r1", tmp_path / "r2"], tmp_path / "both")
+    assert "r2: random (baseline)" in both["markdown"].read_text()
+    with pytest.raises(ReportError, match="no results.json"):
+        write_report([tmp_path])
+
+
+def test_cli_run_then_report(blink_root, tmp_path):
+    out = tmp_path / "out"
+    done = cli("run", "--benchmark", "blink", "--blink-root", blink_root, "--specialist", "random", "--output-dir", out)
+    assert done.returncode == 0, done.stderr
+    assert "| Visual_Correspondence |" in done.stdout
+    assert (out / "samples.jsonl").exists() and json.loads((out / "results.json").read_text())["status"] == "complete"
+    report = cli("report", out)
+    assert report.returncode == 0, report.stderr
+    assert {p.name for p in out.iterdir()} >= {"report.md", "report.csv", "report.png"}
+
+
+def test_cli_errors_are_one_clear_line(blink_root, tmp_path):
+    done = cli("run", "--blink-root", blink_root, "--tasks", "Relative_Dept", "--output-dir", tmp_path / "o")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: unknown BLINK task 'Relative_Dept'. Did you mean Relative_Depth")
+    assert "Traceback" not in done.stderr
+    done = cli("run", "--blink-root", blink_root, "--specialist", "randon", "--output-dir", tmp_path / "p")
+    assert done.returncode == 2 and "Did you mean random" in done.stderr
+
+
+def test_cli_ls_json():
+    done = cli("ls", "--json")
+    assert done.returncode == 0, done.stderr
+    listing = json.loads(done.stdout)
+    assert len(listing["tasks"]) == 14
+    assert {"name": "random", "kind": "baseline"}.items() <= listing["specialists"][0].items()
+
+
+def test_cli_default_runs_embedded_benchmark(tmp_path):
+    done = cli(cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "FORMAT DEMO" in done.stdout and "macro mean" in done.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["benchmark"] == "synthetic:format-demo" and results["status"] == "complete"
+    assert sum(t["n"] for t in results["tasks"].values()) == 80

@@ -1,0 +1,228 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from adapters import registry
+from adapters.evaluate import RunConfig, RunDirError, SampleStore, run
+from adapters.questions import Decision, QuestionError
+from adapters.registry import SpecialistSpec
+from adapters.solver import Solver
+from blink_fixture import FIXTURE_TASKS, make_blink_fixture
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _samples(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+class PickFirstUnlessTwo(Solver):
+    """Answers "A", except question number 2 of each task raises, and number 3 reads its images."""
+
+    specialist = "fragile"
+
+    def decide(self, question):
+        if question.idx.endswith("_2"):
+            raise QuestionError(f"{question.idx}: markers not found")
+        if question.idx.endswith("_3"):
+            question.images  # a corrupt image would raise here
+        return Decision.from_scores({letter: float(letter == "A") for letter in question.letters}, "test.first")
+
+
+class FailsWholeBatches(PickFirstUnlessTwo):
+    specialist = "batchfail"
+
+    def decide_batch(self, questions):
+        if len(questions) > 1:
+            raise RuntimeError("CUDA out of memory (simulated)")
+        return super().decide_batch(questions)
+
+
+@pytest.fixture
+def test_specialists(monkeypatch):
+    registry.all_specs()  # make sure the built-ins are registered first
+    for cls in (PickFirstUnlessTwo, FailsWholeBatches):
+        spec = SpecialistSpec(cls.specialist, tuple(FIXTURE_TASKS), "classical", "test rule", cls)
+        monkeypatch.setitem(registry._REGISTRY, cls.specialist, spec)
+
+
+def test_results_schema(blink_root, tmp_path):
+    out = tmp_path / "out"
+    results = run(RunConfig(str(out), blink_root=str(blink_root), specialist=["random"], progress=False))
+    on_disk = json.loads((out / "results.json").read_text())
+    assert on_disk == json.loads(json.dumps(results))
+    for key in ("benchmark", "split", "tasks", "macro_accuracy", "micro_accuracy", "config", "env", "seed",
+                "answers", "checkpoints", "data", "started_at", "finished_at"):
+        assert key in results, key
+    assert results["status"] == "complete"
+    for task in FIXTURE_TASKS:
+        t = results["tasks"][task]
+        assert {"n", "accuracy", "ci95", "abstained", "errors", "specialist", "checkpoint"} <= set(t)
+        assert t["n"] == 4 and t["specialist"] == "random" and t["baseline"] is True
+        assert t["ci95"][0] <= t["accuracy"] <= t["ci95"][1]
+    assert results["env"]["packages"]["torch"] and results["env"]["device"].startswith("cpu")
+    assert len(results["data"]["files"]) == 3 and all(len(f["sha256"]) == 64 for f in results["data"]["files"])
+    samples = _samples(out)
+    assert len(samples) == 12
+    correct = sum(s["correct"] for s in samples)
+    assert results["micro_accuracy"] == pytest.approx(correct / 12)
+    fields = {"idx", "task", "specialist", "checkpoint", "decision", "gold", "correct", "status", "error", "seconds"}
+    assert all(fields <= set(s) for s in samples)
+
+
+def test_failures_are_isolated_and_recorded(blink_root, tmp_path, test_specialists):
+    rows = make_blink_fixture(blink_root, n_per_task=4)
+    # damage image_1 of question 3 of Relative_Depth
+    import pyarrow.parquet as pq
+    import pyarrow as pa
+
+    path = blink_root / "Relative_Depth" / "val-00000-of-00001.parquet"
+    table = pq.read_table(path).to_pylist()
+    table[2]["image_1"] = {"bytes": b"garbage", "path": None}
+    pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
+
+    for name in ("fragile", "batchfail"):
+        out = tmp_path / name
+        results = run(RunConfig(str(out), blink_root=str(blink_root), specialist=[name], batch_size=4, progress=False))
+        by_idx = {s["idx"]: s for s in _samples(out)}
+        assert len(by_idx) == 12
+        gold = {r.idx("val"): r.answer for r in rows}
+        for idx, s in by_idx.items():
+            if idx.endswith("_2") or idx == "val_Relative_Depth_3":
+                assert s["status"] == "error" and s["correct"] is False
+            else:
+                assert s["status"] == "ok" and s["correct"] == (gold[idx] == "A")
+        assert "markers not found" in by_idx["val_Relative_Depth_2"]["error"]
+        assert "image_1 could not be decoded" in by_idx["val_Relative_Depth_3"]["error"]
+        assert results["tasks"]["Relative_Depth"]["errors"] == 2
+        assert results["tasks"]["Visual_Correspondence"]["errors"] == 1
+
+
+def test_same_seed_same_answers_other_seed_differs(blink_root, tmp_path):
+    preds = {}
+    for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+        run(RunConfig(str(tmp_path / name), blink_root=str(blink_root), seed=seed, progress=False))
+        preds[name] = [s["decision"]["pred"] for s in _samples(tmp_path / name)]
+    assert preds["a"] == preds["b"]
+    assert preds["a"] != preds["c"]
+
+
+def test_existing_run_needs_resume_and_same_settings(blink_root, tmp_path):
+    out = tmp_path / "out"
+    run(RunConfig(str(out), blink_root=str(blink_root), progress=False))
+    with pytest.raises(RunDirError, match="already holds a run; pass --resume"):
+        run(RunConfig(str(out), blink_root=str(blink_root), progress=False))
+    with pytest.raises(RunDirError, match="seed: was 0, now 1"):
+        run(RunConfig(str(out), blink_root=str(blink_root), seed=1, resume=True, progress=False))
+
+
+def test_resume_after_limit_and_torn_line(blink_root, tmp_path):
+    out = tmp_path / "out"
+    full = run(RunConfig(str(tmp_path / "full"), blink_root=str(blink_root), progress=False))
+    run(RunConfig(str(out), blink_root=str(blink_root), limit=2, progress=False))
+    with open(out / "samples.jsonl", "a") as handle:
+        handle.write('{"idx": "val_Relative_Depth_3", "ta')  # a kill in the middle of a write
+    resumed = run(RunConfig(str(out), blink_root=str(blink_root), resume=True, progress=False))
+    assert len(SampleStore(out / "samples.jsonl").load()) == 12
+    assert resumed["tasks"] == full["tasks"]
+
+
+def test_retry_errors_reanswers_failed_questions(blink_root, tmp_path, test_specialists):
+    out = tmp_path / "out"
+    run(RunConfig(str(out), blink_root=str(blink_root), specialist=["fragile"], progress=False))
+    lines_before = len(_samples(out))
+    run(RunConfig(str(out), blink_root=str(blink_root), specialist=["fragile"], resume=True, progress=False))
+    assert len(_samples(out)) == lines_before  # nothing left to do
+    run(RunConfig(str(out), blink_root=str(blink_root), specialist=["fragile"], resume=True, retry_errors=True,
+                  progress=False))
+    assert len(_samples(out)) == lines_before + 3  # the three failing questions, answered (and failing) again
+
+
+def test_hidden_answers_are_unscored_not_wrong(tmp_path):
+    make_blink_fixture(tmp_path / "b", split="test", hidden=True)
+    results = run(RunConfig(str(tmp_path / "out"), blink_root=str(tmp_path / "b"), split="test", progress=False))
+    for t in results["tasks"].values():
+        assert (t["n"], t["accuracy"], t["unscored"]) == (0, None, 4)
+    assert results["macro_accuracy"] is None
+
+
+def test_answers_override_is_recorded(blink_root, tmp_path):
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"val_Relative_Depth_1": "(B)"}))
+    results = run(RunConfig(str(tmp_path / "out"), blink_root=str(blink_root), answers=str(answers), progress=False))
+    assert results["answers"]["name"] == "answers.json" and results["answers"]["n_overridden"] == 1
+    assert {s["idx"]: s["gold"] for s in _samples(tmp_path / "out")}["val_Relative_Depth_1"] == "B"
+
+
+def test_specialist_that_does_not_serve_a_task_is_refused(blink_root, tmp_path, test_specialists, monkeypatch):
+    spec = registry._REGISTRY["fragile"]
+    monkeypatch.setitem(registry._REGISTRY, "fragile", SpecialistSpec(
+        "fragile", ("Relative_Depth",), "classical", "x", spec.build))
+    with pytest.raises(ValueError, match="does not answer Visual_Correspondence; specialists for it: random"):
+        run(RunConfig(str(tmp_path / "a"), blink_root=str(blink_root), tasks=list(FIXTURE_TASKS),
+                      specialist=["fragile"], progress=False))
+    # a bare specialist with no --tasks runs the tasks it answers
+    results = run(RunConfig(str(tmp_path / "b"), blink_root=str(blink_root), specialist=["fragile"], progress=False))
+    assert list(results["tasks"]) == ["Relative_Depth"]
+    mixed = run(RunConfig(str(tmp_path / "c"), blink_root=str(blink_root),
+                          specialist=["Relative_Depth=fragile", "random"], progress=False))
+    assert {t: v["specialist"] for t, v in mixed["tasks"].items()} == {
+        "Relative_Depth": "fragile", "Relative_Reflectance": "random", "Visual_Correspondence": "random"}
+
+
+SLOW_CLI = """
+import sys, time
+from adapters import baselines
+answer = baselines.RandomChoice.decide
+def slow(self, question):
+    time.sleep(0.04)
+    return answer(self, question)
+baselines.RandomChoice.decide = slow
+from specialists.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_resume_after_real_kill_matches_uninterrupted_run(tmp_path):
+    root = tmp_path / "blink"
+    make_blink_fixture(root, n_per_task=15)
+    args = ["run", "--blink-root", str(root), "--specialist", "random", "--batch-size", "2", "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    def cli(out, *extra):
+        return subprocess.run([sys.executable, "-c", SLOW_CLI, *args, "--output-dir", str(out), *extra],
+                              env=env, capture_output=True, text=True, timeout=120)
+
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_CLI, *args, "--output-dir", str(killed)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        samples = killed / "samples.jsonl"
+        if samples.exists() and len(samples.read_bytes().splitlines()) >= 20:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    n_before = len((killed / "samples.jsonl").read_bytes().splitlines())
+    assert 20 <= n_before < 45, "the kill must land mid-run"
+
+    resumed = cli(killed, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    fresh = cli(tmp_path / "fresh")
+    assert fresh.returncode == 0, fresh.stderr
+
+    a = json.loads((killed / "results.json").read_text())
+    b = json.loads((tmp_path / "fresh" / "results.json").read_text())
+    assert a["status"] == b["status"] == "complete"
+    assert a["tasks"] == b["tasks"]
+    assert (a["macro_accuracy"], a["micro_accuracy"]) == (b["macro_accuracy"], b["micro_accuracy"])
+    idx = [s["idx"] for s in _samples(killed)]
+    assert len(idx) == len(set(idx)) == 45  # nothing answered twice, nothing lost

@@ -1,0 +1,42 @@
+import pytest
+
+from adapters.scoring import bootstrap_ci, macro_micro, stable_seed, summarise_task
+
+
+def test_bootstrap_ci_degenerate_and_empty():
+    assert bootstrap_ci([True] * 10, seed=1) == (1.0, 1.0)
+    assert bootstrap_ci([], seed=1) is None
+
+
+def test_bootstrap_ci_is_seeded_and_matches_binomial_width():
+    correct = [True] * 60 + [False] * 40
+    lo, hi = bootstrap_ci(correct, seed=7)
+    assert (lo, hi) == bootstrap_ci(correct, seed=7)
+    assert lo < 0.6 < hi
+    # normal approximation: 0.6 +- 1.96 * sqrt(0.24 / 100) = [0.504, 0.696]
+    assert lo == pytest.approx(0.504, abs=0.02) and hi == pytest.approx(0.696, abs=0.02)
+
+
+def test_stable_seed_is_deterministic_and_distinct():
+    assert stable_seed(0, "Relative_Depth") == stable_seed(0, "Relative_Depth")
+    assert stable_seed(0, "Relative_Depth") != stable_seed(1, "Relative_Depth")
+
+
+def test_summary_counts_hidden_errors_and_abstentions():
+    samples = [
+        {"gold": "A", "correct": True, "status": "ok", "n_choices": 2, "decision": {"tie": True}},
+        {"gold": "B", "correct": False, "status": "error", "n_choices": 2, "decision": None},
+        {"gold": "A", "correct": False, "status": "abstained", "n_choices": 4, "decision": {"tie": False}},
+        {"gold": None, "correct": None, "status": "ok", "n_choices": 2, "decision": {"tie": False}},
+    ]
+    s = summarise_task(samples, "T", seed=0)
+    assert (s["n"], s["correct"], s["errors"], s["abstained"], s["unscored"], s["ties"]) == (3, 1, 1, 1, 1, 1)
+    assert s["accuracy"] == pytest.approx(1 / 3)
+    assert s["expected_random"] == pytest.approx((0.5 + 0.5 + 0.25) / 3)
+
+
+def test_macro_is_unweighted_micro_is_pooled():
+    tasks = {"a": {"n": 10, "correct": 10, "accuracy": 1.0}, "b": {"n": 30, "correct": 0, "accuracy": 0.0},
+             "hidden": {"n": 0, "correct": 0, "accuracy": None}}
+    assert macro_micro(tasks) == (0.5, 0.25)
+    assert macro_micro({}) == (None, None)
