@@ -217,6 +217,9 @@ def run(config: RunConfig) -> dict[str, Any]:
         if not tasks:
             raise ValueError(f"specialist {bare[0]!r} answers none of the tasks in {reader.root}")
     assignment = assign(tasks, config.specialist)
+    if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
+        names = ", ".join(sorted({spec.name for spec in assignment.values()}))
+        raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")
     options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint)
     solvers = {spec.name: spec.build(options) for spec in assignment.values()}
     seed_everything(config.seed)

@@ -154,7 +154,7 @@ def bar_chart(runs: Sequence[Run], path: Path) -> None:
     tasks = _tasks_in(runs)
     x = np.arange(len(tasks))
     width = 0.8 / max(len(runs), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(tasks) + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(tasks) + 2) + 3, 4.5))
     for i, run in enumerate(runs):
         acc, err_lo, err_hi = [], [], []
         for task in tasks:
@@ -174,7 +174,7 @@ def bar_chart(runs: Sequence[Run], path: Path) -> None:
     ax.set_xticks(x, [t.replace("_", "\n", 1) for t in tasks], fontsize=8)
     ax.set_ylabel("accuracy %")
     ax.set_ylim(0, 105)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title("Accuracy per task (95% bootstrap CI)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -144,6 +144,11 @@ def test_retry_errors_reanswers_failed_questions(blink_root, tmp_path, test_spec
     assert len(_samples(out)) == lines_before + 3  # the three failing questions, answered (and failing) again
 
 
+def test_checkpoint_for_a_weightless_specialist_is_refused(blink_root, tmp_path):
+    with pytest.raises(ValueError, match="random load\\(s\\) no weights; drop --checkpoint"):
+        run(RunConfig(str(tmp_path / "o"), blink_root=str(blink_root), checkpoint="tiny-random", progress=False))
+
+
 def test_hidden_answers_are_unscored_not_wrong(tmp_path):
     make_blink_fixture(tmp_path / "b", split="test", hidden=True)
     results = run(RunConfig(str(tmp_path / "out"), blink_root=str(tmp_path / "b"), split="test", progress=False))
