@@ -1,0 +1,94 @@
+"""Multi-view reasoning: did the camera move left or right between the two frames?
+
+BLINK's prompt: the camera moves "clockwise (left) or counter-clockwise (right)" around the
+object. We answer with the direction of the second camera centre in the FIRST camera's frame
+(x right, y down, z forward): x < 0 is left. `tests/test_weightfree.py` checks this convention
+on rendered orbits whose motion is known.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from specialists.outputs import Matches
+from specialists.sift import SiftMatcher
+
+from ..questions import Decision, MCQuestion, QuestionError
+from ..solver import Solver, SolverOptions
+from .choices import letter_for_word
+
+MIN_MATCHES = 8
+
+
+def direction_letters(question: MCQuestion) -> tuple[str, str]:
+    left, right = letter_for_word(question, "left"), letter_for_word(question, "right")
+    if left is None or right is None:
+        raise QuestionError(f"{question.idx}: options {question.choices} do not name left and right")
+    return left, right
+
+
+def assumed_intrinsics(width: int, height: int) -> np.ndarray:
+    """Unknown cameras: principal point at the centre, focal length max(W, H) pixels."""
+    f = float(max(width, height))
+    return np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]])
+
+
+def camera_motion(matches: Matches, K: np.ndarray) -> tuple[np.ndarray, int]:
+    """Second camera centre in the first camera's frame (unit length) and the pose inlier count.
+
+    recoverPose gives R, t with X2 = R X1 + t, so camera 2 sits at C2 = -R^T t in frame 1.
+    """
+    p0, p1 = matches.keypoints0.numpy().astype(np.float64), matches.keypoints1.numpy().astype(np.float64)
+    E, mask = cv2.findEssentialMat(p0, p1, K, method=cv2.USAC_MAGSAC, prob=0.999, threshold=1.0)
+    if E is None or E.shape != (3, 3):
+        raise QuestionError("no essential matrix fits the matches")
+    inliers, R, t, _ = cv2.recoverPose(E, p0, p1, K, mask=mask)
+    centre = (-R.T @ t).reshape(3)
+    return centre / max(np.linalg.norm(centre), 1e-12), int(inliers)
+
+
+class _MatchingSolver(Solver):
+    def __init__(self, options: SolverOptions) -> None:
+        super().__init__(options)
+        self.matcher = SiftMatcher()
+
+    def _matches(self, question: MCQuestion) -> Matches:
+        if len(question.images) < 2:
+            raise QuestionError(f"{question.idx}: multi-view reasoning needs two images")
+        matches = self.matcher(question.images[0], question.images[1])
+        if len(matches) < MIN_MATCHES:
+            raise QuestionError(f"{question.idx}: only {len(matches)} SIFT matches between the two frames")
+        return matches
+
+
+class EssentialDirection(_MatchingSolver):
+    """`multiview.essential_direction`: matches -> essential matrix -> relative pose -> sign of x."""
+
+    specialist = "essential"
+
+    def decide(self, question: MCQuestion) -> Decision:
+        left, right = direction_letters(question)
+        matches = self._matches(question)
+        width, height = question.images[0].size
+        centre, inliers = camera_motion(matches, assumed_intrinsics(width, height))
+        details = {"camera2_centre_in_camera1": centre.tolist(), "pose_inliers": inliers, "matches": len(matches)}
+        return Decision.from_scores({left: -centre[0], right: centre[0]}, "multiview.essential_direction", details)
+
+
+class MeanFlowDirection(_MatchingSolver):
+    """`multiview.mean_horizontal_flow`: the sign of the mean horizontal displacement of matches.
+
+    A camera orbiting left while it keeps the object centred turns right, so the background (most
+    of a typical frame) slides LEFT in the image: mean dx < 0 -> left. Points nearer than the
+    object slide the other way, which is where this rule fails.
+    """
+
+    specialist = "flow"
+
+    def decide(self, question: MCQuestion) -> Decision:
+        left, right = direction_letters(question)
+        matches = self._matches(question)
+        dx = float((matches.keypoints1[:, 0] - matches.keypoints0[:, 0]).mean())
+        details = {"mean_dx_px": dx, "matches": len(matches)}
+        return Decision.from_scores({left: -dx, right: dx}, "multiview.mean_horizontal_flow", details)
