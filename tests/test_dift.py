@@ -1,0 +1,79 @@
+"""DIFT on a tiny random-weight Stable Diffusion of the real architecture classes."""
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from specialists.dift import DiftFeaturizer, DiftPreset
+
+
+@pytest.fixture(scope="module")
+def dift():
+    return DiftFeaturizer.tiny(seed=0)
+
+
+def _images(n=2, size=(48, 64)):
+    return [Image.fromarray(np.random.default_rng(i).integers(0, 255, (*size, 3), dtype=np.uint8)) for i in range(n)]
+
+
+@pytest.mark.parametrize("index, stride", [(0, 32), (1, 16), (2, 8), (3, 8)])
+def test_feature_resolution_per_up_block(dift, index, stride):
+    (fmap,) = dift(_images(1), DiftPreset(64, 261, index, 2))
+    assert fmap.features.shape[1:] == (64 // stride, 64 // stride)
+    assert fmap.image_size == (48, 64)
+
+
+def test_truncated_pass_equals_that_block_in_a_full_pass(dift):
+    """Stopping after up-block i gives exactly what the full UNet computes at that block."""
+    torch.manual_seed(0)
+    sample = torch.randn(2, 4, 8, 8)
+    t = torch.tensor([261, 261])
+    context = torch.cat([dift.prompt_embedding("")] * 2)
+    seen = {}
+    handle = dift.unet.up_blocks[1].register_forward_hook(lambda m, i, o: seen.setdefault("out", o))
+    with torch.no_grad():
+        dift.unet(sample, t, encoder_hidden_states=context)
+    handle.remove()
+    with torch.no_grad():
+        truncated = dift._unet_until(sample, t, context, 1)
+    assert torch.equal(truncated, seen["out"])
+    assert not dift.unet.up_blocks[1]._forward_hooks  # the stop hook is removed
+
+
+def test_later_blocks_never_run(dift):
+    calls = []
+    handle = dift.unet.up_blocks[2].register_forward_pre_hook(lambda m, i: calls.append(1))
+    dift(_images(1), DiftPreset(64, 0, 1, 2))
+    handle.remove()
+    assert calls == []
+
+
+def test_seeded_batched_and_prompt_cached(dift):
+    images = _images(3)
+    preset = DiftPreset(64, 261, 1, 2)
+    a = dift(images, preset, seed=1)
+    b = dift(images, preset, seed=1)
+    assert all(torch.equal(x.features, y.features) for x, y in zip(a, b))
+    assert not torch.equal(a[0].features, dift(images, preset, seed=2)[0].features)
+    dift(images, preset, prompts=["a photo of a cat"] * 3)
+    assert "a photo of a cat" in dift._prompt_cache
+
+
+def test_ensemble_draws_come_from_one_encoding(dift, monkeypatch):
+    encodes = []
+    original = dift.vae.encode
+    monkeypatch.setattr(dift.vae, "encode", lambda x: encodes.append(x.shape[0]) or original(x))
+    dift(_images(2), DiftPreset(64, 261, 1, 8))
+    assert encodes == [2]  # one VAE pass per image, not one per ensemble member
+
+
+def test_from_pretrained_reads_a_diffusers_folder(dift, tmp_path):
+    for part in ("vae", "unet", "scheduler", "text_encoder", "tokenizer"):
+        getattr(dift, part).save_pretrained(tmp_path / part)
+    loaded = DiftFeaturizer.from_pretrained(tmp_path)
+    preset = DiftPreset(64, 261, 1, 2)
+    assert torch.allclose(loaded(_images(1), preset)[0].features, dift(_images(1), preset)[0].features, atol=1e-5)
+    with pytest.raises(ValueError, match="no unet/"):
+        (tmp_path / "unet").rename(tmp_path / "unet_gone")
+        DiftFeaturizer.from_pretrained(tmp_path)
