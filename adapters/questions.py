@@ -100,6 +100,9 @@ class MCQuestion:
     source: QuestionSource
     question: str = ""
     sub_task: str | None = None
+    # Known marker positions {"image_1": {"A": (x, y), ...}} from a --markers sidecar or a
+    # generator; None = find them by parsing the drawn markers.
+    markers: dict[str, dict[str, tuple]] | None = None
     _image_loader: Callable[[], list[Image.Image]] | None = field(default=None, repr=False)
     _images: list[Image.Image] | None = field(default=None, repr=False)
 

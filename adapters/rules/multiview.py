@@ -48,47 +48,58 @@ def camera_motion(matches: Matches, K: np.ndarray) -> tuple[np.ndarray, int]:
     return centre / max(np.linalg.norm(centre), 1e-12), int(inliers)
 
 
-class _MatchingSolver(Solver):
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
-        self.matcher = SiftMatcher()
-
-    def _matches(self, question: MCQuestion) -> Matches:
-        if len(question.images) < 2:
-            raise QuestionError(f"{question.idx}: multi-view reasoning needs two images")
-        matches = self.matcher(question.images[0], question.images[1])
-        if len(matches) < MIN_MATCHES:
-            raise QuestionError(f"{question.idx}: only {len(matches)} SIFT matches between the two frames")
-        return matches
+def essential_decision(question: MCQuestion, matches: Matches, rule: str) -> Decision:
+    """Matches -> essential matrix (assumed intrinsics) -> relative pose -> sign of sideways motion."""
+    left, right = direction_letters(question)
+    _require_matches(question, matches)
+    width, height = question.images[0].size
+    centre, inliers = camera_motion(matches, assumed_intrinsics(width, height))
+    details = {"camera2_centre_in_camera1": centre.tolist(), "pose_inliers": inliers, "matches": len(matches)}
+    return Decision.from_scores({left: -centre[0], right: centre[0]}, rule, details)
 
 
-class EssentialDirection(_MatchingSolver):
-    """`multiview.essential_direction`: matches -> essential matrix -> relative pose -> sign of x."""
-
-    specialist = "essential"
-
-    def decide(self, question: MCQuestion) -> Decision:
-        left, right = direction_letters(question)
-        matches = self._matches(question)
-        width, height = question.images[0].size
-        centre, inliers = camera_motion(matches, assumed_intrinsics(width, height))
-        details = {"camera2_centre_in_camera1": centre.tolist(), "pose_inliers": inliers, "matches": len(matches)}
-        return Decision.from_scores({left: -centre[0], right: centre[0]}, "multiview.essential_direction", details)
-
-
-class MeanFlowDirection(_MatchingSolver):
-    """`multiview.mean_horizontal_flow`: the sign of the mean horizontal displacement of matches.
+def flow_decision(question: MCQuestion, matches: Matches, rule: str) -> Decision:
+    """The sign of the mean horizontal displacement of matches.
 
     A camera orbiting left while it keeps the object centred turns right, so the background (most
     of a typical frame) slides LEFT in the image: mean dx < 0 -> left. Points nearer than the
     object slide the other way, which is where this rule fails.
     """
+    left, right = direction_letters(question)
+    _require_matches(question, matches)
+    dx = float((matches.keypoints1[:, 0] - matches.keypoints0[:, 0]).mean())
+    return Decision.from_scores({left: -dx, right: dx}, rule, {"mean_dx_px": dx, "matches": len(matches)})
 
-    specialist = "flow"
+
+def _require_matches(question: MCQuestion, matches: Matches) -> None:
+    if len(matches) < MIN_MATCHES:
+        raise QuestionError(f"{question.idx}: only {len(matches)} matches between the two frames")
+
+
+def _frames(question: MCQuestion):
+    if len(question.images) < 2:
+        raise QuestionError(f"{question.idx}: multi-view reasoning needs two images, got {len(question.images)}")
+    return question.images[0], question.images[1]
+
+
+class EssentialDirection(Solver):
+    """`multiview.essential_direction` on SIFT matches."""
+
+    specialist = "essential"
+    rule = "multiview.essential_direction"
+    decision = staticmethod(essential_decision)
+
+    def __init__(self, options: SolverOptions) -> None:
+        super().__init__(options)
+        self.matcher = SiftMatcher()
 
     def decide(self, question: MCQuestion) -> Decision:
-        left, right = direction_letters(question)
-        matches = self._matches(question)
-        dx = float((matches.keypoints1[:, 0] - matches.keypoints0[:, 0]).mean())
-        details = {"mean_dx_px": dx, "matches": len(matches)}
-        return Decision.from_scores({left: -dx, right: dx}, "multiview.mean_horizontal_flow", details)
+        return self.decision(question, self.matcher(*_frames(question)), self.rule)
+
+
+class MeanFlowDirection(EssentialDirection):
+    """`multiview.mean_horizontal_flow` on SIFT matches."""
+
+    specialist = "flow"
+    rule = "multiview.mean_horizontal_flow"
+    decision = staticmethod(flow_decision)

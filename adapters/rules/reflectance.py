@@ -1,0 +1,58 @@
+"""Relative reflectance: which point has the darker surface colour, or about the same?
+
+The IIW rule (Bell et al. 2014, also BLINK's labels) on LINEAR albedo luminance l_A, l_B with a
+threshold delta: l_B / l_A > 1 + delta -> A is darker; l_A / l_B > 1 + delta -> B is darker;
+otherwise about the same. Any intrinsic specialist plugs in through `IntrinsicLayers`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from specialists.outputs import IntrinsicLayers
+from specialists.retinex import Retinex
+
+from ..questions import Decision, MCQuestion, QuestionError
+from ..solver import Solver, SolverOptions
+from .choices import letter_for_word, point_label
+from .points import marker_points, scene_image
+
+IIW_DELTA = 0.10
+SAMPLE_RADIUS = 3.0
+
+
+def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: str, delta: float = IIW_DELTA) -> Decision:
+    """Scores: log-ratio margins past the threshold; "about the same" scores 0, so it wins exactly
+    when neither point is darker by more than delta. Without such an option it is never chosen."""
+    same = letter_for_word(question, "same")
+    darker = {}
+    for letter, text in zip(question.letters, question.choices):
+        if letter != same:
+            darker[point_label(text)] = letter
+    if set(darker) != {"A", "B"}:
+        raise QuestionError(f"{question.idx}: options {question.choices} are not 'A darker / B darker (/ same)'")
+    points = marker_points(question, 0, ["A", "B"])
+    lum = {label: layers.luminance_at(*points[label], radius=SAMPLE_RADIUS) for label in ("A", "B")}
+    if min(lum.values()) <= 0:
+        raise QuestionError(f"{question.idx}: non-positive albedo at a marker ({lum})")
+    log_ratio = math.log(lum["B"] / lum["A"])  # > 0: A is darker
+    margin = math.log1p(delta)
+    scores = {darker["A"]: log_ratio - margin, darker["B"]: -log_ratio - margin}
+    if same is not None:
+        scores[same] = 0.0
+    details = {"albedo_luminance": lum, "delta": delta, "radius_px": SAMPLE_RADIUS}
+    return Decision.from_scores(scores, rule, details)
+
+
+class RetinexReflectance(Solver):
+    """`reflectance.retinex_iid`: colour Retinex albedo at A and B, IIW rule."""
+
+    specialist = "retinex"
+
+    def __init__(self, options: SolverOptions) -> None:
+        super().__init__(options)
+        self.retinex = Retinex()
+
+    def decide(self, question: MCQuestion) -> Decision:
+        layers = self.retinex(scene_image(question, 0))
+        return reflectance_decision(question, layers, "reflectance.retinex_iid")
