@@ -24,7 +24,7 @@ def cli(*args, cwd=None):
 
 def test_report_tables_and_plot(blink_root, tmp_path):
     for name, seed in (("r1", 0), ("r2", 1)):
-        run(RunConfig(str(tmp_path / name), blink_root=str(blink_root), seed=seed, progress=False))
+        run(RunConfig(str(tmp_path / name), specialist=["random"], blink_root=str(blink_root), seed=seed, progress=False))
     paths = write_report([tmp_path / "r1"])
     assert paths["markdown"].parent == tmp_path / "r1"
     text = paths["markdown"].read_text()

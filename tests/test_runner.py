@@ -107,7 +107,7 @@ def test_failures_are_isolated_and_recorded(blink_root, tmp_path, test_specialis
 def test_same_seed_same_answers_other_seed_differs(blink_root, tmp_path):
     preds = {}
     for name, seed in (("a", 3), ("b", 3), ("c", 4)):
-        run(RunConfig(str(tmp_path / name), blink_root=str(blink_root), seed=seed, progress=False))
+        run(RunConfig(str(tmp_path / name), specialist=["random"], blink_root=str(blink_root), seed=seed, progress=False))
         preds[name] = [s["decision"]["pred"] for s in _samples(tmp_path / name)]
     assert preds["a"] == preds["b"]
     assert preds["a"] != preds["c"]
@@ -115,20 +115,20 @@ def test_same_seed_same_answers_other_seed_differs(blink_root, tmp_path):
 
 def test_existing_run_needs_resume_and_same_settings(blink_root, tmp_path):
     out = tmp_path / "out"
-    run(RunConfig(str(out), blink_root=str(blink_root), progress=False))
+    run(RunConfig(str(out), specialist=["random"], blink_root=str(blink_root), progress=False))
     with pytest.raises(RunDirError, match="already holds a run; pass --resume"):
-        run(RunConfig(str(out), blink_root=str(blink_root), progress=False))
+        run(RunConfig(str(out), specialist=["random"], blink_root=str(blink_root), progress=False))
     with pytest.raises(RunDirError, match="seed: was 0, now 1"):
-        run(RunConfig(str(out), blink_root=str(blink_root), seed=1, resume=True, progress=False))
+        run(RunConfig(str(out), specialist=["random"], blink_root=str(blink_root), seed=1, resume=True, progress=False))
 
 
 def test_resume_after_limit_and_torn_line(blink_root, tmp_path):
     out = tmp_path / "out"
-    full = run(RunConfig(str(tmp_path / "full"), blink_root=str(blink_root), progress=False))
-    run(RunConfig(str(out), blink_root=str(blink_root), limit=2, progress=False))
+    full = run(RunConfig(str(tmp_path / "full"), specialist=["random"], blink_root=str(blink_root), progress=False))
+    run(RunConfig(str(out), specialist=["random"], blink_root=str(blink_root), limit=2, progress=False))
     with open(out / "samples.jsonl", "a") as handle:
         handle.write('{"idx": "val_Relative_Depth_3", "ta')  # a kill in the middle of a write
-    resumed = run(RunConfig(str(out), blink_root=str(blink_root), resume=True, progress=False))
+    resumed = run(RunConfig(str(out), specialist=["random"], blink_root=str(blink_root), resume=True, progress=False))
     assert len(SampleStore(out / "samples.jsonl").load()) == 12
     assert resumed["tasks"] == full["tasks"]
 
@@ -146,12 +146,12 @@ def test_retry_errors_reanswers_failed_questions(blink_root, tmp_path, test_spec
 
 def test_checkpoint_for_a_weightless_specialist_is_refused(blink_root, tmp_path):
     with pytest.raises(ValueError, match="random load\\(s\\) no weights; drop --checkpoint"):
-        run(RunConfig(str(tmp_path / "o"), blink_root=str(blink_root), checkpoint="tiny-random", progress=False))
+        run(RunConfig(str(tmp_path / "o"), specialist=["random"], blink_root=str(blink_root), checkpoint="tiny-random", progress=False))
 
 
 def test_hidden_answers_are_unscored_not_wrong(tmp_path):
     make_blink_fixture(tmp_path / "b", split="test", hidden=True)
-    results = run(RunConfig(str(tmp_path / "out"), blink_root=str(tmp_path / "b"), split="test", progress=False))
+    results = run(RunConfig(str(tmp_path / "out"), specialist=["random"], blink_root=str(tmp_path / "b"), split="test", progress=False))
     for t in results["tasks"].values():
         assert (t["n"], t["accuracy"], t["unscored"]) == (0, None, 4)
     assert results["macro_accuracy"] is None
@@ -160,7 +160,7 @@ def test_hidden_answers_are_unscored_not_wrong(tmp_path):
 def test_answers_override_is_recorded(blink_root, tmp_path):
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"val_Relative_Depth_1": "(B)"}))
-    results = run(RunConfig(str(tmp_path / "out"), blink_root=str(blink_root), answers=str(answers), progress=False))
+    results = run(RunConfig(str(tmp_path / "out"), specialist=["random"], blink_root=str(blink_root), answers=str(answers), progress=False))
     assert results["answers"]["name"] == "answers.json" and results["answers"]["n_overridden"] == 1
     assert {s["idx"]: s["gold"] for s in _samples(tmp_path / "out")}["val_Relative_Depth_1"] == "B"
 
