@@ -18,18 +18,18 @@ from typing import Any, Iterator, Sequence
 
 from tqdm import tqdm
 
-from .answers import load_answers
+from .answers import load_answers, sha256_file
 from .blink import BlinkReader
+from .markers import apply_markers, load_markers
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign
 from .scoring import macro_micro, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
-from .synthetic import write_format_demo
+from .synthetic import cached_synthetic
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic")
-SYNTHETIC_QUESTIONS_PER_TASK = 20
 
 
 class RunDirError(ValueError):
@@ -53,6 +53,9 @@ class RunConfig:
     seed: int = 0
     answers: str | None = None
     blink_root: str | None = None
+    synthetic_n: int = 50
+    synthetic_images: str | None = None
+    markers: str | None = None  # a markers file, "parse", or None (synthetic: the generator's file)
     resume: bool = False
     retry_errors: bool = False
     progress: bool = True
@@ -64,6 +67,8 @@ class RunConfig:
             raise ValueError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
         if self.batch_size < 1:
             raise ValueError("--batch-size must be at least 1")
+        if self.synthetic_n < 1:
+            raise ValueError("--synthetic-n must be at least 1")
         if self.limit is not None and self.limit < 1:
             raise ValueError("--limit must be at least 1")
 
@@ -141,23 +146,36 @@ def _sample(
     return record
 
 
-def _open_benchmark(config: RunConfig, out: Path) -> tuple[BlinkReader, dict[str, Any]]:
+def _marker_source(config: RunConfig, data_root: Path) -> tuple[dict, dict[str, Any]]:
+    """Known marker coordinates for the run, and how they were obtained (recorded in results)."""
+    path: Path | None = None
+    if config.markers not in (None, "parse"):
+        path, source = Path(config.markers), "file"
+    elif config.markers is None and config.benchmark == "synthetic":
+        path, source = data_root / "markers.jsonl", "generator"
+    if path is None:
+        return {}, {"source": "parsed", "path": None, "sha256": None}
+    return load_markers(path), {"source": source, "path": str(path), "sha256": sha256_file(path)}
+
+
+def _open_benchmark(config: RunConfig) -> tuple[BlinkReader, dict[str, Any], dict]:
+    """The question reader, the data section of results.json, and known marker coordinates."""
     answers = load_answers(config.answers) if config.answers else None
     if config.benchmark == "synthetic":
-        data_dir = out / "synthetic-data"
-        if not data_dir.exists():
-            write_format_demo(data_dir, config.tasks, n=SYNTHETIC_QUESTIONS_PER_TASK, seed=config.seed)
+        data_dir = cached_synthetic(config.synthetic_n, config.seed, config.synthetic_images)
         reader = BlinkReader(data_dir, "val", config.tasks, answers)
-        generator = {"name": "format-demo", "seed": config.seed, "n_per_task": SYNTHETIC_QUESTIONS_PER_TASK}
+        generator = json.loads((data_dir / "synth.json").read_text(encoding="utf-8"))
     else:
         reader = BlinkReader(config.blink_root, config.split, config.tasks, answers)
         generator = None
+    coordinates, markers = _marker_source(config, Path(reader.root))
     data = {
         "root": str(reader.root),
+        "markers": markers,
         "generator": generator,
         "files": [f.to_json() for f in reader.data_files()],
     }
-    return reader, data
+    return reader, data, coordinates
 
 
 def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: dict, answers: dict) -> dict:
@@ -170,6 +188,7 @@ def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: di
         "seed": config.seed,
         "precision": config.precision,
         "answers_sha256": answers.get("sha256"),
+        "markers": [data["markers"]["source"], data["markers"]["sha256"]],
         "data_sha256": sorted(f["sha256"] for f in data["files"]),
     }
 
@@ -207,7 +226,7 @@ def run(config: RunConfig) -> dict[str, Any]:
     started = time.perf_counter()
     started_at = now_iso()
 
-    reader, data = _open_benchmark(config, out)
+    reader, data, coordinates = _open_benchmark(config)
     tasks = reader.tasks
     bare = [s for s in config.specialist or [] if "=" not in s]
     if config.tasks is None and len(bare) == 1:
@@ -236,13 +255,14 @@ def run(config: RunConfig) -> dict[str, Any]:
     results: dict[str, Any] = {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "status": "running",
-        "benchmark": config.benchmark if config.benchmark != "synthetic" else "synthetic:format-demo",
+        "benchmark": config.benchmark,
         "split": config.split if config.benchmark == "blink" else "val",
         "tasks": {},
         "macro_accuracy": None,
         "micro_accuracy": None,
         "seed": config.seed,
         "answers": answers,
+        "markers": data["markers"],
         "checkpoints": {
             name: (solver.checkpoint.to_json() if solver.checkpoint else None) for name, solver in solvers.items()
         },
@@ -258,7 +278,7 @@ def run(config: RunConfig) -> dict[str, Any]:
     try:
         for task in tasks:
             spec = assignment[task]
-            run_samples[task] = _run_task(reader, task, spec, solvers[spec.name], store, done, config)
+            run_samples[task] = _run_task(reader, coordinates, task, spec, solvers[spec.name], store, done, config)
             _finalise(results, run_samples, assignment, config, status="running")
             _write_json_atomic(out / "results.json", results)
     except BaseException:
@@ -275,6 +295,7 @@ def run(config: RunConfig) -> dict[str, Any]:
 
 def _run_task(
     reader: BlinkReader,
+    coordinates: dict,
     task: str,
     spec: SpecialistSpec,
     solver: Solver,
@@ -287,7 +308,7 @@ def _run_task(
     total = min(total, config.limit) if config.limit else total
     samples: list[dict] = []
     todo: list[MCQuestion | BrokenQuestion] = []
-    for question in reader.questions(task, limit=config.limit):
+    for question in apply_markers(reader.questions(task, limit=config.limit), coordinates):
         if question.idx in done:
             samples.append(done[question.idx])
         else:

@@ -37,8 +37,14 @@ class SpecialistSpec:
 
 
 _REGISTRY: dict[str, SpecialistSpec] = {}
-# The specialist a task uses when the user names none; tasks missing here use `random`.
-DEFAULT_FOR_TASK: dict[str, str] = {}
+# The specialist a task uses when the user names none (the best weight-free one measured on the
+# synthetic benchmark); tasks missing here use `random`.
+DEFAULT_FOR_TASK: dict[str, str] = {
+    "Visual_Correspondence": "sift",
+    "Multi-view_Reasoning": "essential",
+    "Relative_Reflectance": "retinex",
+    "Relative_Depth": "lower_is_closer",
+}
 
 
 def register(spec: SpecialistSpec) -> SpecialistSpec:
@@ -51,18 +57,52 @@ def register(spec: SpecialistSpec) -> SpecialistSpec:
     return spec
 
 
+def _lazy(module: str, cls: str) -> Callable[[SolverOptions], Solver]:
+    """A builder that imports the solver's module on first use (keeps `specialists ls` instant)."""
+
+    def build(options: SolverOptions) -> Solver:
+        import importlib
+
+        return getattr(importlib.import_module(module, __package__), cls)(options)
+
+    return build
+
+
 def _builtin_specs() -> None:
     from .baselines import RandomChoice
 
-    register(
-        SpecialistSpec(
-            name="random",
-            tasks=TASK_NAMES,
-            kind="baseline",
-            summary="uniform random choice, seeded per question (baseline)",
-            build=RandomChoice,
-        )
-    )
+    register(SpecialistSpec("random", TASK_NAMES, "baseline",
+                            "uniform random choice, seeded per question (baseline)", RandomChoice))
+    register(SpecialistSpec("sift", ("Visual_Correspondence",), "classical",
+                            "OpenCV SIFT matches, MAGSAC homography, REF projected to the nearest candidate",
+                            _lazy(".rules.correspondence", "SiftCorrespondence")))
+    register(SpecialistSpec("essential", ("Multi-view_Reasoning",), "classical",
+                            "SIFT matches, essential matrix with assumed intrinsics, sign of the camera's sideways motion",
+                            _lazy(".rules.multiview", "EssentialDirection")))
+    register(SpecialistSpec("flow", ("Multi-view_Reasoning",), "classical",
+                            "SIFT matches, sign of the mean horizontal displacement",
+                            _lazy(".rules.multiview", "MeanFlowDirection")))
+    register(SpecialistSpec("retinex", ("Relative_Reflectance",), "classical",
+                            "colour Retinex albedo at the points, IIW rule (delta 0.10)",
+                            _lazy(".rules.reflectance", "RetinexReflectance")))
+    register(SpecialistSpec("dift", ("Visual_Correspondence", "Semantic_Correspondence", "Functional_Correspondence"),
+                            "neural", "DIFT (Stable Diffusion 2.1 UNet features), cosine similarity to REF",
+                            _lazy(".rules.dift_correspondence", "DiftCorrespondence"), default_checkpoint="sd-2-1"))
+    register(SpecialistSpec("depth_anything", ("Relative_Depth",), "neural",
+                            "Depth Anything disparity at the points, markers inpainted",
+                            _lazy(".rules.depth", "DepthAnythingDepth"), default_checkpoint="depth-anything-v2-small"))
+    register(SpecialistSpec("depth_anything_raw", ("Relative_Depth",), "neural",
+                            "Depth Anything disparity at the points, markers left in the image",
+                            _lazy(".rules.depth", "DepthAnythingDepthRaw"), default_checkpoint="depth-anything-v2-small"))
+    register(SpecialistSpec("loftr", ("Multi-view_Reasoning",), "neural",
+                            "LoFTR matches, essential matrix, sign of the camera's sideways motion",
+                            _lazy(".rules.loftr_multiview", "LoFTREssential"), default_checkpoint="loftr-outdoor"))
+    register(SpecialistSpec("loftr_flow", ("Multi-view_Reasoning",), "neural",
+                            "LoFTR matches, sign of the mean horizontal displacement",
+                            _lazy(".rules.loftr_multiview", "LoFTRFlow"), default_checkpoint="loftr-outdoor"))
+    register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
+                            "the lower point in the image is closer (ground-plane prior, no model)",
+                            _lazy(".rules.depth", "LowerIsCloser")))
 
 
 def all_specs() -> list[SpecialistSpec]:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
+from . import __version__, cli_markers
 
 # Errors whose message is the whole story: printed as "error: ..." without a traceback
 # (every input error of the suite is a ValueError subclass). SPECIALISTS_DEBUG=1 re-raises them.
@@ -40,6 +40,12 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"])
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--answers", help='gold answers override, {idx: "(X)"} (recorded as the answer version)')
+    run.add_argument("--markers", metavar="FILE|parse",
+                     help="marker coordinates (markers.jsonl or {idx: {image_1: {A: [x, y]}}}) instead of parsing "
+                     "the drawing; 'parse' forces parsing (the synthetic benchmark otherwise uses its generator's file)")
+    run.add_argument("--synthetic-n", type=int, default=50, metavar="N",
+                     help="--benchmark synthetic: questions generated per task (default 50)")
+    run.add_argument("--images", metavar="DIR", help="--benchmark synthetic: photos to texture the scenes with")
     run.add_argument("--output-dir", help="run folder (default runs/<benchmark>-<specialist>-<time>)")
     run.add_argument("--resume", action="store_true", help="continue the run in --output-dir where it stopped")
     run.add_argument("--retry-errors", action="store_true", help="with --resume: answer failed questions again")
@@ -57,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_parser(commands)
     ls = commands.add_parser("ls", help="tasks, specialists, and which serves which task")
     ls.add_argument("--json", action="store_true")
+    synth = commands.add_parser("synth", help="write a synthetic BLINK-format benchmark with known answers")
+    synth.add_argument("--out", required=True, metavar="DIR")
+    synth.add_argument("--tasks", nargs="+", metavar="T")
+    synth.add_argument("--n", type=int, default=50, help="questions per task (default 50)")
+    synth.add_argument("--images", metavar="DIR", help="photos to texture the scenes with (default: procedural)")
+    synth.add_argument("--seed", type=int, default=0)
+    cli_markers.add_parser(commands)
     report = commands.add_parser("report", help="tables (Markdown, CSV) and a plot from run folders")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--output", help="folder for report.md/.csv/.png (default: the run folder)")
@@ -72,7 +85,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         output_dir=output, benchmark=args.benchmark, split=args.split, tasks=args.tasks,
         specialist=args.specialist, checkpoint=args.checkpoint, limit=args.limit, device=args.device,
         batch_size=args.batch_size, precision=args.precision, seed=args.seed, answers=args.answers,
-        blink_root=args.blink_root, resume=args.resume, retry_errors=args.retry_errors,
+        blink_root=args.blink_root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
+        resume=args.resume, retry_errors=args.retry_errors,
         progress=not args.no_progress,
     )
     results = run(config)
@@ -86,8 +100,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_default() -> int:
     """The embedded default: the synthetic BLINK-format benchmark with the default specialists."""
-    print("blink-specialists: embedded default run (synthetic BLINK-format questions, no weights needed)")
-    print("note: the synthetic set is a FORMAT DEMO today (random labels): numbers test the flow, not perception\n")
+    print("blink-specialists: embedded default run: synthetic BLINK-format questions with answers known by")
+    print("construction, answered by the best weight-free specialist per task (no weights, no downloads)\n")
     args = build_parser().parse_args(["run", "--benchmark", "synthetic", "--no-progress"])
     args.output_dir = _default_output("synthetic", None)
     return cmd_run(args)
@@ -114,10 +128,21 @@ def cmd_ls(args: argparse.Namespace) -> int:
     print("Specialists:")
     for s in specialists:
         served = "all BLINK tasks" if len(s["tasks"]) == len(BLINK_TASKS) else ", ".join(s["tasks"])
-        print(f"  {s['name']:<12} {s['kind']:<9} {s['summary']}; weights: {s['checkpoint_status']}; answers: {served}")
+        print(f"  {s['name']:<18} {s['kind']:<9} {s['summary']}; weights: {s['checkpoint_status']}; answers: {served}")
     print("\nTasks (val/test questions; default specialist; all that answer it):")
     for t in tasks:
-        print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} default {t['default']:<10} {', '.join(t['specialists'])}")
+        print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} default {t['default']:<16} {', '.join(t['specialists'])}")
+    return 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    from adapters.synthetic import write_synthetic
+    from adapters.tasks import canonical_task
+
+    tasks = [canonical_task(t) for t in args.tasks] if args.tasks else None
+    out = write_synthetic(args.out, tasks, args.n, args.seed, args.images)
+    print(f"wrote {out}: BLINK layout ({{Task}}/val-*.parquet), markers.jsonl, truth.jsonl, synth.json")
+    print(f"run it: specialists run --benchmark blink --blink-root {out}")
     return 0
 
 
@@ -132,7 +157,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"run": cmd_run, "ls": cmd_ls, "report": cmd_report}
+    handlers = {"run": cmd_run, "ls": cmd_ls, "synth": cmd_synth, "report": cmd_report, "markers": cli_markers.handle}
     try:
         if args.command is None:
             return cmd_default()

@@ -75,11 +75,25 @@ def test_cli_ls_json():
     assert {"name": "random", "kind": "baseline"}.items() <= listing["specialists"][0].items()
 
 
-def test_cli_default_runs_embedded_benchmark(tmp_path):
-    done = cli(cwd=tmp_path)
+def test_cli_default_is_the_synthetic_run_with_default_specialists(monkeypatch, tmp_path):
+    from specialists import cli as cli_module
+
+    seen = {}
+    monkeypatch.setattr(cli_module, "cmd_run", lambda args: seen.update(vars(args)) or 0)
+    monkeypatch.chdir(tmp_path)
+    assert cli_module.main([]) == 0
+    assert seen["benchmark"] == "synthetic" and seen["specialist"] is None and seen["synthetic_n"] == 50
+    assert seen["output_dir"].startswith("runs/synthetic-default-")
+
+
+def test_cli_synth_then_run_on_it(tmp_path):
+    done = cli("synth", "--out", tmp_path / "syn", "--tasks", "Relative_Reflectance", "--n", "2")
     assert done.returncode == 0, done.stderr
-    assert "FORMAT DEMO" in done.stdout and "macro mean" in done.stdout
-    (run_dir,) = (tmp_path / "runs").iterdir()
-    results = json.loads((run_dir / "results.json").read_text())
-    assert results["benchmark"] == "synthetic:format-demo" and results["status"] == "complete"
-    assert sum(t["n"] for t in results["tasks"].values()) == 80
+    assert (tmp_path / "syn" / "Relative_Reflectance" / "val-00000-of-00001.parquet").exists()
+    done = cli("run", "--benchmark", "blink", "--blink-root", tmp_path / "syn", "--output-dir", tmp_path / "out",
+               "--markers", tmp_path / "syn" / "markers.jsonl")
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["tasks"]["Relative_Reflectance"]["specialist"] == "retinex"
+    assert (results["tasks"]["Relative_Reflectance"]["n"], results["tasks"]["Relative_Reflectance"]["errors"]) == (2, 0)
+    assert results["markers"]["source"] == "file" and len(results["markers"]["sha256"]) == 64

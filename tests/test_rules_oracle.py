@@ -67,7 +67,7 @@ def test_reflectance_without_a_same_option_never_says_same():
 
 def test_missing_marker_is_a_question_error():
     q = question("Relative_Depth", ("A is closer", "B is closer"), {"image_1": {"A": (10, 10)}})
-    with pytest.raises(QuestionError, match="no B on image_1"):
+    with pytest.raises(QuestionError, match="B on image_1"):
         disparity_decision(q, DisparityMap(torch.ones(20, 20)), "r")
 
 

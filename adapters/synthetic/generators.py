@@ -145,17 +145,25 @@ def _flat_depth(depth: np.ndarray, x: int, y: int, r: int = 4) -> bool:
 
 
 def relative_depth(rng: np.random.Generator, textures: TextureSource) -> Draft:
-    """A rendered scene and two points on surfaces whose depths differ by at least 30%."""
-    for _ in range(20):
+    """A rendered scene and two points on surfaces whose depths differ by at least 30%.
+
+    Half the questions put the closer point HIGHER in the image (an object's top against the
+    ground in front of it), so the "lower is closer" prior cannot solve the task.
+    """
+    closer_is_higher = bool(rng.random() < 0.5)
+    for _ in range(40):
         scene = random_scene(rng, textures.sample)
         azimuth = rng.uniform(-np.pi, np.pi)
         camera = _orbit_camera(azimuth, rng.uniform(5.0, 8.0), rng.uniform(1.2, 3.0), rng.uniform(0.8, 1.2) * WIDTH)
         image, depth = render(scene, camera)
-        for _ in range(200):
+        for _ in range(400):
             (xa, ya), (xb, yb) = rng.integers([MARGIN, MARGIN], [WIDTH - MARGIN, HEIGHT - MARGIN], size=(2, 2))
             if np.hypot(xa - xb, ya - yb) < 40 or not (_flat_depth(depth, xa, ya) and _flat_depth(depth, xb, yb)):
                 continue
             da, db = float(depth[ya, xa]), float(depth[yb, xb])
+            closer_row, farther_row = (ya, yb) if da < db else (yb, ya)
+            if (closer_row < farther_row) != closer_is_higher:
+                continue
             if max(da, db) / min(da, db) >= 1.3:
                 return Draft(
                     images=[image],

@@ -1,0 +1,351 @@
+"""Find drawn circles and the label words beside them, in any colour.
+
+Circles: a matched "ring" filter on the Lab image. For each radius r a ring kernel averages the
+colour on the circle, a disc kernel the colour inside and an annulus kernel the colour just
+outside; a drawn ring is uniform along the circle (low variance) and differs from both sides.
+No hue is assumed: red, green, grey or white rings all stand out this way. Peaks are verified one
+by one: the ring colour is read off the circle, the pixels of that colour near the circle are
+fitted with a circle (robust least squares), and the fit must cover most angles, be thin and
+leave the inside mostly free of that colour.
+
+Labels: text pixels are searched around each circle in two polarities (text in the ring colour;
+light text on a dark box), grouped into words and read by glyphs.GlyphClassifier.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+RADII = tuple(np.arange(4.0, 17.0, 1.0))  # ring kernels; drawn radii 5-15 px, with a margin
+MIN_CONTRAST = 14.0  # Lab units a ring must differ from both its sides (after the variance penalty)
+MAX_CANDIDATES = 60
+
+
+@dataclass(frozen=True)
+class Circle:
+    """A verified drawn circle: centre (x, y), radius r and ring width in px, ring colour (RGB),
+    contrast (Lab units to its surroundings), angular coverage in [0, 1] and outer radius (where
+    the ring's pixels end)."""
+
+    x: float
+    y: float
+    r: float
+    width: float
+    colour: tuple[int, int, int]
+    lab: tuple[float, float, float]
+    contrast: float
+    coverage: float
+    outer: float
+
+
+@dataclass(frozen=True)
+class Word:
+    """A group of text pixels: rect (x0, y0, x1, y1) exclusive end, the binary mask inside the rect,
+    which polarity found it ("colour" or "box"), and the outer rect of its dark box if any."""
+
+    rect: tuple[int, int, int, int]
+    mask: np.ndarray
+    polarity: str
+    box_rect: tuple[int, int, int, int] | None = None
+
+
+def to_lab(rgb: np.ndarray) -> np.ndarray:
+    """(H, W, 3) uint8 RGB -> (H, W, 3) float32 Lab (L 0-100, a/b about -128..127)."""
+    return cv2.cvtColor(rgb.astype(np.float32) / 255.0, cv2.COLOR_RGB2Lab)
+
+
+@functools.lru_cache(maxsize=32)
+def _ring_kernel(r: float) -> np.ndarray:
+    """Anti-aliased circle of radius r, 1.6 px wide, summing to 1."""
+    half = int(np.ceil(r + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    ring = np.clip(1.0 - np.abs(np.hypot(xx, yy) - r) / 0.8, 0, 1)
+    return ring / ring.sum()
+
+
+def _box_mean(image: np.ndarray, half: int) -> np.ndarray:
+    side = 2 * half + 1
+    return cv2.boxFilter(image, -1, (side, side), normalize=True, borderType=cv2.BORDER_REFLECT)
+
+
+def ring_response(lab: np.ndarray, radii=RADII) -> tuple[np.ndarray, np.ndarray]:
+    """Per pixel: best ring score over radii (H, W) and the radius giving it (H, W).
+
+    score = min(|ring mean - inside mean|, |ring mean - outside mean|) - std along the ring.
+    Inside / outside are squares (box filters, O(1) per pixel) standing in for the disc inside
+    the ring and the annulus around it: the squares' corners reach a little further, which only
+    matters for the outside band, where a label may then count a little more.
+    """
+    # planar arithmetic (one contiguous (H, W) array per channel): numpy reductions over a
+    # trailing axis of 3 are several times slower than three element-wise adds
+    L, A, B = cv2.split(lab)
+    stack = cv2.merge([L, A, B, L * L + A * A + B * B])
+    best = np.full(lab.shape[:2], -np.inf, np.float32)
+    best_r = np.zeros(lab.shape[:2], np.float32)
+    boxes: dict[int, list[np.ndarray]] = {}
+
+    def box(half: int) -> list[np.ndarray]:
+        if half not in boxes:
+            boxes[half] = cv2.split(_box_mean(lab, half))
+        return boxes[half]
+
+    for r in radii:
+        on = cv2.split(cv2.filter2D(stack, -1, _ring_kernel(float(r)), borderType=cv2.BORDER_REFLECT))
+        var = on[3] - (on[0] * on[0] + on[1] * on[1] + on[2] * on[2])
+        inside = box(max(1, int((r - 2.5) / np.sqrt(2.0))))
+        small, big = int(np.ceil(r + 2.5)), int(np.ceil(r + 4.5))
+        n_small, n_big = (2 * small + 1) ** 2, (2 * big + 1) ** 2
+        wb, ws = n_big / (n_big - n_small), n_small / (n_big - n_small)
+        outside = [b * wb - s * ws for b, s in zip(box(big), box(small))]
+        d_in = sum((m - i) ** 2 for m, i in zip(on[:3], inside))
+        d_out = sum((m - o) ** 2 for m, o in zip(on[:3], outside))
+        score = np.sqrt(np.minimum(d_in, d_out)) - np.sqrt(np.maximum(var, 0))
+        better = score > best
+        best[better] = score[better]
+        best_r[better] = r
+    return best, best_r
+
+
+def _peaks(score: np.ndarray, threshold: float, limit: int) -> list[tuple[int, int]]:
+    """(x, y) of local maxima (3x3) above threshold, strongest first."""
+    dilated = cv2.dilate(score, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((score >= dilated) & (score > threshold))
+    order = np.argsort(-score[ys, xs])[: limit * 4]
+    picked: list[tuple[int, int]] = []
+    for i in order:
+        x, y = int(xs[i]), int(ys[i])
+        if all((x - px) ** 2 + (y - py) ** 2 > 4 for px, py in picked):
+            picked.append((x, y))
+        if len(picked) >= limit:
+            break
+    return picked
+
+
+def _fit_circle(xs: np.ndarray, ys: np.ndarray, weights: np.ndarray) -> tuple[float, float, float]:
+    """Weighted algebraic (Kasa) circle fit -> (cx, cy, r)."""
+    a = np.stack([xs, ys, np.ones_like(xs)], 1) * weights[:, None]
+    b = (xs ** 2 + ys ** 2) * weights
+    sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+    cx, cy = sol[0] / 2, sol[1] / 2
+    return float(cx), float(cy), float(np.sqrt(max(sol[2] + cx ** 2 + cy ** 2, 0)))
+
+
+def verify_circle(rgb: np.ndarray, lab: np.ndarray, x: int, y: int, r: float) -> Circle | None:
+    """Check a ring-filter peak and refine it, or None when it is not a drawn circle."""
+    H, W = lab.shape[:2]
+    half = int(np.ceil(r + 8))
+    x0, y0, x1, y1 = max(0, x - half), max(0, y - half), min(W, x + half + 1), min(H, y + half + 1)
+    patch = lab[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    d = np.hypot(xx - x, yy - y)
+    on_ring = np.abs(d - r) <= 0.7
+    if on_ring.sum() < 6:
+        return None
+    colour = np.median(patch[on_ring], axis=0)
+    dist = np.linalg.norm(patch - colour, axis=2)
+    around = (d <= r - 2.5) | ((d >= r + 2.5) & (d <= r + 5))
+    background = float(np.median(dist[around])) if around.any() else 0.0
+    if background < MIN_CONTRAST:
+        return None
+    tau = float(np.clip(0.45 * background, 6.0, 35.0))
+    member = dist < tau
+    cx, cy, rr = float(x), float(y), float(r)
+    band = 2.8
+    for _ in range(3):
+        d = np.hypot(xx - cx, yy - cy)
+        sel = member & (np.abs(d - rr) <= band)
+        if sel.sum() < 8:
+            return None
+        weights = np.clip(1.0 - dist[sel] / tau, 0.05, 1.0)
+        cx, cy, rr = _fit_circle(xx[sel], yy[sel], weights)
+        if not 3.0 <= rr <= 18.0 or np.hypot(cx - x, cy - y) > 3.5:
+            return None
+        band = 2.3
+    d = np.hypot(xx - cx, yy - cy)
+    sel = member & (np.abs(d - rr) <= band)
+    resid = d[sel] - rr
+    # the ring's radial extent: offsets where most angles are of the ring colour (a label beside
+    # the ring covers a minority of angles, so it does not widen this)
+    offsets = np.arange(-4.0, 4.01, 0.5)
+    radial = d - rr
+    frac = np.array([member[np.abs(radial - o) <= 0.25].mean() if (np.abs(radial - o) <= 0.25).any() else 0.0
+                     for o in offsets])
+    inside_ring = offsets[frac >= 0.5]
+    if len(inside_ring) == 0:
+        return None
+    width = float(inside_ring.max() - inside_ring.min() + 0.5)
+    outer = float(rr + inside_ring.max() + 0.25)
+    if np.sqrt(np.mean(resid ** 2)) > 0.45 * width + 0.7:
+        return None
+    # angular coverage, over the angles whose ring point lies inside the image
+    angles = np.arctan2(yy[sel] - cy, xx[sel] - cx)
+    bins = np.floor((angles + np.pi) / (2 * np.pi) * 36).astype(int) % 36
+    centres = (np.arange(36) + 0.5) / 36 * 2 * np.pi - np.pi
+    px, py = cx + rr * np.cos(centres), cy + rr * np.sin(centres)
+    visible = (px >= 0) & (px <= W - 1) & (py >= 0) & (py <= H - 1)
+    if visible.sum() < 18:
+        return None
+    hit = np.zeros(36, bool)
+    hit[bins] = True
+    coverage = float((hit & visible).sum() / visible.sum())
+    if coverage < 0.75:
+        return None
+    inner = d <= rr - width / 2 - 1.5
+    if inner.sum() >= 3 and member[inner].mean() > 0.35:
+        return None  # a filled disc or a blob of the ring colour, not a ring
+    rgb_colour = tuple(int(v) for v in np.median(rgb[y0:y1, x0:x1][sel], axis=0))
+    return Circle(cx, cy, rr, width, rgb_colour, tuple(float(v) for v in colour), background, coverage, outer)
+
+
+def find_circles(rgb: np.ndarray, lab: np.ndarray | None = None) -> list[Circle]:
+    """Every drawn circle in an (H, W, 3) uint8 RGB image, strongest first (duplicates merged)."""
+    lab = to_lab(rgb) if lab is None else lab
+    score, radius = ring_response(lab)
+    found: list[Circle] = []
+    for x, y in _peaks(score, MIN_CONTRAST, MAX_CANDIDATES):
+        circle = verify_circle(rgb, lab, x, y, float(radius[y, x]))
+        if circle is None:
+            continue
+        if any(np.hypot(circle.x - c.x, circle.y - c.y) < 2.5 and abs(circle.r - c.r) < 3 for c in found):
+            continue
+        found.append(circle)
+    return found
+
+
+def _hysteresis(soft: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Pixels > low that connect (8-neighbours) to a pixel > high: faint stroke pixels (a 1 px
+    stroke loses most of its colour to JPEG) count when they touch clear ones."""
+    n, comp = cv2.connectedComponents((soft > low).astype(np.uint8), connectivity=8)
+    seeded = np.zeros(n, bool)
+    seeded[np.unique(comp[soft > high])] = True
+    seeded[0] = False
+    return seeded[comp]
+
+
+def _words_from_mask(soft: np.ndarray, origin: tuple[int, int], polarity: str, box_rect=None) -> list[Word]:
+    """Group text pixels into glyph components and horizontally adjacent runs of them.
+
+    soft: (h, w) text-likeness in [0, 1] (0 where text cannot be); each Word carries it,
+    restricted to its components, as its mask.
+    """
+    ox, oy = origin
+    mask = _hysteresis(soft, 0.28, 0.62)
+    joined = cv2.dilate(mask.astype(np.uint8), np.ones((2, 2), np.uint8))
+    n, comp_ids, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    comps = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if 4 <= h <= 48 and w <= 60 and area >= 6:
+            comps.append((x, y, x + w, y + h, i))
+    comps.sort()
+    groups: list[list[tuple[int, int, int, int]]] = [[c] for c in comps]
+    # runs of glyphs on one line (REF drawn with gaps between its letters)
+    for i, a in enumerate(comps):
+        for b in comps[i + 1:]:
+            ha, hb = a[3] - a[1], b[3] - b[1]
+            overlap = min(a[3], b[3]) - max(a[1], b[1])
+            gap = b[0] - a[2]
+            if -1 <= gap <= 0.6 * max(ha, hb) and overlap >= 0.6 * min(ha, hb) and 0.6 <= ha / hb <= 1.6:
+                run = [a, b]
+                # extend to a third glyph (REF)
+                for c in comps:
+                    if c[0] > b[0]:
+                        hc = c[3] - c[1]
+                        if -1 <= c[0] - b[2] <= 0.6 * max(hb, hc) and min(b[3], c[3]) - max(b[1], c[1]) >= 0.6 * min(hb, hc):
+                            groups.append([a, b, c])
+                            break
+                groups.append(run)
+    words = []
+    for group in groups:
+        x0, y0 = min(g[0] for g in group), min(g[1] for g in group)
+        x1, y1 = max(g[2] for g in group), max(g[3] for g in group)
+        member = np.isin(comp_ids[y0:y1, x0:x1], [g[4] for g in group])
+        words.append(Word((x0 + ox, y0 + oy, x1 + ox, y1 + oy), soft[y0:y1, x0:x1] * member, polarity, box_rect))
+    return words
+
+
+def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], reach: int) -> list[Word]:
+    """Words written in the ring's colour within `reach` px of `circle`, ring pixels excluded.
+
+    A pixel is text when its colour lies well on the way from the local background (a median
+    of medians, which thin strokes do not survive) towards the ring colour, and not far off that
+    line: thin anti-aliased or JPEG-smeared strokes keep that, while a fixed colour distance
+    loses them on backgrounds close to the ring colour.
+    """
+    H, W = lab.shape[:2]
+    x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
+    x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
+    patch = lab[y0:y1, x0:x1]
+    background = np.dstack([cv2.medianBlur(np.ascontiguousarray(patch[..., i]), 5) for i in range(3)])
+    background = np.dstack([cv2.medianBlur(np.ascontiguousarray(background[..., i]), 5) for i in range(3)])
+    towards = np.float32(circle.lab) - background
+    length2 = np.maximum((towards ** 2).sum(axis=2), 1e-3)
+    offset = patch - background
+    t = (offset * towards).sum(axis=2) / length2
+    off_line = np.sqrt(np.maximum((offset ** 2).sum(axis=2) - t ** 2 * length2, 0))
+    on_line = (off_line < 0.5 * np.sqrt(length2) + 4) & (length2 > MIN_CONTRAST ** 2)
+    soft = np.clip(t / 0.72, 0, 1).astype(np.float32) * on_line
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    for c in circles:  # drop every given ring (and its inside) so only the text is left
+        soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + 0.5] = 0
+    return _words_from_mask(soft, (x0, y0), "colour")
+
+
+def box_text_words(lab: np.ndarray, circle: Circle, reach: int) -> list[Word]:
+    """Light words on dark filled rectangles within `reach` px of `circle`."""
+    H, W = lab.shape[:2]
+    x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
+    x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
+    light = np.ascontiguousarray(lab[y0:y1, x0:x1, 0])
+    # a drawn box is flat: dark pixels whose 3x3 neighbourhood barely varies, so dark scene
+    # texture (fur, foliage) touching the box does not join it
+    mean = cv2.blur(light, (3, 3))
+    spread = np.sqrt(np.maximum(cv2.blur(light * light, (3, 3)) - mean * mean, 0))
+    words: list[Word] = []
+    seen: set[tuple[int, int, int, int]] = set()
+    # two views of "dark": every dark pixel (small boxes, whose pad is too thin to look flat),
+    # and the flat ones (boxes touching dark scene texture)
+    for dark in ((light < 28).astype(np.uint8), ((light < 28) & (spread < 3.0)).astype(np.uint8)):
+        words.extend(_boxes_in(light, dark, (x0, y0), seen))
+    return words
+
+
+def _boxes_in(light: np.ndarray, dark: np.ndarray, origin: tuple[int, int], seen: set) -> list[Word]:
+    """Words inside the box-shaped components of `dark` (rects already in `seen` skipped)."""
+    x0, y0 = origin
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=4)
+    words: list[Word] = []
+    for i in range(1, n):
+        bx, by, bw, bh, area = stats[i]
+        if bh < 6 or bw < 6 or bh > 60 or bw > 90 or area < 20:
+            continue
+        box_level = float(np.median(light[labels == i]))
+        # the flat test drops the box's outermost pixels (their 3x3 window sees the scene): grow
+        # the rectangle back by one pixel
+        bx, by = max(0, bx - 1), max(0, by - 1)
+        bw, bh = min(light.shape[1] - bx, bw + 2), min(light.shape[0] - by, bh + 2)
+        inner = light[by:by + bh, bx:bx + bw]
+        top = float(np.percentile(inner, 97))
+        if top - box_level < 30:
+            continue
+        comp = inner < box_level + 10
+        soft = np.clip((inner - box_level) / (top - box_level), 0, 1).astype(np.float32) * ~comp
+        text = soft > 0.5
+        # a box: the dark pixels plus the text they enclose fill the rectangle
+        if (comp | text).mean() < 0.88 or not 0.03 <= text.mean() <= 0.65:
+            continue
+        # text must not touch the box's edges (it is padded inside the box)
+        if text[0].any() or text[-1].any() or text[:, 0].any() or text[:, -1].any():
+            if not (bx == 0 or by == 0 or bx + bw == light.shape[1] or by + bh == light.shape[0]):
+                continue
+        rect = (bx + x0, by + y0, bx + bw + x0, by + bh + y0)
+        if rect in seen:
+            continue
+        seen.add(rect)
+        for word in _words_from_mask(soft, (bx + x0, by + y0), "box", rect):
+            words.append(word)
+    return words

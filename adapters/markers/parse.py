@@ -1,0 +1,258 @@
+"""`find_markers(question)`: where every expected label of a question is, or a MarkerError.
+
+Per image: find the drawn circles (detect.find_circles), read the words around them in both
+polarities (detect.colour_text_words / box_text_words + glyphs.GlyphClassifier), then give each
+expected label one circle. The assignment is the cheapest one-to-one choice of (reading, circle)
+per label, where cost = gap between word and ring + doubt of the reading + disagreement between
+the labels' sides (one drawing style puts every label on the same side). When a different circle
+for some label costs nearly as much, or a label has no reading beside any circle, the parser
+raises MarkerError instead of guessing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..questions import MCQuestion
+from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
+from .glyphs import GlyphClassifier, Reading, default_classifier
+from .labels import expected_markers
+from .types import Marker, MarkerError, MarkerSet
+
+AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer ambiguous
+SIDE_WEIGHT = 6.0  # cost per unit of (1 - cos) between a label's side and the labels' mean side
+DOUBT_WEIGHT = 10.0  # cost per unit of (1 - similarity) of a reading
+MAX_OPTIONS = 4  # (reading, circle) options kept per label, nearest first
+
+
+@dataclass
+class LabelRead:
+    """A word read as `label` (Reading inside), with its rect and, per circle, the gap to it."""
+
+    word: Word
+    reading: Reading
+    gaps: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.reading.label or ""
+
+    @property
+    def rect(self) -> tuple[int, int, int, int]:
+        return self.word.box_rect or self.word.rect
+
+
+@dataclass
+class ImageParse:
+    """Everything found on one image (also what `specialists markers` draws for failures)."""
+
+    markers: dict[str, Marker]
+    missing: dict[str, str]  # label -> why it was not found
+    circles: list[Circle]
+    reads: list[LabelRead]
+
+
+def _rect_distance(x: float, y: float, rect) -> float:
+    x0, y0, x1, y1 = rect
+    dx = max(x0 - x, 0.0, x - (x1 - 1))
+    dy = max(y0 - y, 0.0, y - (y1 - 1))
+    return float(np.hypot(dx, dy))
+
+
+def _contains(outer, inner) -> bool:
+    return outer != inner and outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
+
+
+def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels: Sequence[str],
+                classifier: GlyphClassifier) -> list[LabelRead]:
+    words: dict[tuple, Word] = {}
+    for circle in circles:
+        reach = int(circle.r + circle.width / 2 + 48)
+        # own ring removed only (a glyph mistaken for a circle keeps its ink), then every ring
+        # removed (a neighbour's ring crossing the label is cut away)
+        for word in (*colour_text_words(lab, circle, [circle], reach),
+                     *colour_text_words(lab, circle, circles, reach),
+                     *box_text_words(lab, circle, reach)):
+            words.setdefault((word.rect, word.polarity, word.mask.shape, int(word.mask.sum())), word)
+    unique = list(words.values())
+    readings = classifier.read_many([w.mask for w in unique], tuple(labels))
+    reads = [LabelRead(w, r) for w, r in zip(unique, readings) if r.label is not None]
+    # a reading inside a larger successful one is part of it ("E" in "REF")
+    reads = [r for r in reads if not any(_contains(o.word.rect, r.word.rect) for o in reads)]
+    # the same rect read twice (two masks of one word): keep the most similar reading
+    best: dict[tuple, LabelRead] = {}
+    for r in reads:
+        key = (r.word.rect, r.label)
+        if key not in best or r.reading.similarity > best[key].reading.similarity:
+            best[key] = r
+    return list(best.values())
+
+
+def _gap_limit(read: LabelRead) -> float:
+    x0, y0, x1, y1 = read.word.rect
+    return max(7.0, 0.6 * (y1 - y0))
+
+
+def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None = None) -> ImageParse:
+    """Find the circles labelled `labels` on an (H, W, 3) uint8 RGB image."""
+    classifier = classifier or default_classifier()
+    lab = to_lab(rgb)
+    circles = find_circles(rgb, lab)
+    reads = _read_words(rgb, lab, circles, labels, classifier) if circles else []
+    # a "circle" centred inside a word that was read is a glyph's bowl (B, D, R), not a marker
+    circles = [c for c in circles if not any(_rect_distance(c.x, c.y, r.rect) == 0 for r in reads)]
+    for read in reads:
+        for j, c in enumerate(circles):
+            gap = _rect_distance(c.x, c.y, read.rect) - c.outer
+            if -2.0 <= gap <= _gap_limit(read):
+                read.gaps[j] = gap
+    missing: dict[str, str] = {}
+    options: dict[str, list[tuple[LabelRead, int]]] = {}
+    for label in labels:
+        pairs = sorted(((r, j) for r in reads if r.label == label for j in r.gaps), key=lambda p: p[0].gaps[p[1]])
+        if not circles:
+            missing[label] = "no drawn circle found"
+        elif not any(r.label == label for r in reads):
+            missing[label] = f"no word read as {label} beside any of the {len(circles)} circles found"
+        elif not pairs:
+            missing[label] = f"{label} was read, but not beside any circle"
+        options[label] = pairs[:MAX_OPTIONS]
+    if missing:
+        return ImageParse({}, missing, circles, reads)
+    ranked = []
+    for combo in itertools.product(*(options[label] for label in labels)):
+        used_circles = [j for _, j in combo]
+        used_reads = [id(r) for r, _ in combo]
+        if len(set(used_circles)) < len(combo) or len(set(used_reads)) < len(combo):
+            continue
+        ranked.append((_cost(combo, circles), combo))
+    if not ranked:
+        why = "two labels compete for one circle"
+        return ImageParse({}, {label: why for label in labels}, circles, reads)
+    ranked.sort(key=lambda item: item[0])
+    best_cost, best = ranked[0]
+    for cost, combo in ranked[1:]:
+        if cost - best_cost > AMBIGUITY:
+            break
+        changed = [label for label, (_, j), (_, k) in zip(labels, best, combo) if j != k]
+        if changed:
+            why = f"ambiguous: another circle fits almost as well (cost {best_cost:.1f} vs {cost:.1f})"
+            return ImageParse({}, {label: why for label in changed}, circles, reads)
+    markers = {}
+    for label, (read, j) in zip(labels, best):
+        c = circles[j]
+        confidence = float(min(read.reading.similarity, c.coverage))
+        markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
+                                label_box=tuple(int(v) for v in read.rect), colour=c.colour)
+    return ImageParse(markers, {}, circles, reads)
+
+
+def _cost(combo, circles: list[Circle]) -> float:
+    cost = 0.0
+    directions = []
+    for read, j in combo:
+        cost += max(read.gaps[j], 0.0) + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
+        x0, y0, x1, y1 = read.rect
+        v = np.array([(x0 + x1) / 2 - circles[j].x, (y0 + y1) / 2 - circles[j].y])
+        directions.append(v / max(np.linalg.norm(v), 1e-6))
+    if len(directions) > 1:
+        mean = np.mean(directions, axis=0)
+        mean /= max(np.linalg.norm(mean), 1e-6)
+        cost += SIDE_WEIGHT * sum(1.0 - float(d @ mean) for d in directions)
+    return cost
+
+
+# One parse per question object: rules ask for points and for clean images separately.
+_PARSED: dict[int, tuple[tuple, MarkerSet | MarkerError, dict]] = {}
+
+
+def _forget(key: int) -> None:
+    _PARSED.pop(key, None)
+
+
+def known_markers(question: MCQuestion) -> MarkerSet:
+    """The MarkerSet of positions given with the question (sidecar / generator)."""
+    images = {}
+    for key, found in (question.markers or {}).items():
+        images[key] = {}
+        for label, value in found.items():
+            value = [float(v) for v in value]
+            if len(value) == 4:
+                images[key][label] = Marker(label, ((value[0] + value[2]) / 2, (value[1] + value[3]) / 2),
+                                            1.0, box=tuple(value), source="sidecar")
+            else:
+                images[key][label] = Marker(label, (value[0], value[1]), 1.0, source="sidecar")
+    return MarkerSet(question.idx, images)
+
+
+def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | None = None,
+                   classifier: GlyphClassifier | None = None) -> tuple[MarkerSet, dict[str, ImageParse]]:
+    """Parse the drawn markers of every image: (markers found, per-image details). Never raises
+    MarkerError: missing labels are in the details (ImageParse.missing)."""
+    if labels is None:
+        expected = expected_markers(question)
+        if expected.kind != "point":
+            raise MarkerError(question.idx, dict(expected.labels),
+                              f"{expected.kind} markers are not parsed from the drawing; give their "
+                              "coordinates with --markers FILE")
+        labels = expected.labels
+    images = question.images
+    found = MarkerSet(question.idx)
+    details: dict[str, ImageParse] = {}
+    for key, wanted in labels.items():
+        index = int(key.split("_")[1]) - 1
+        if not 0 <= index < len(images):
+            details[key] = ImageParse({}, {label: f"the question has no {key}" for label in wanted}, [], [])
+            continue
+        rgb = np.asarray(images[index].convert("RGB"))
+        details[key] = parse_image(rgb, list(wanted), classifier)
+        found.images[key] = details[key].markers
+    return found, details
+
+
+def find_markers(question: MCQuestion, labels: Mapping[str, Sequence[str]] | None = None) -> MarkerSet:
+    """Every expected marker of `question`, or MarkerError naming the missing labels and why.
+
+    labels: image key -> labels to find (default: derived from the task and choices by
+    labels.expected_markers). Positions given with the question (`question.markers`, from a
+    --markers sidecar or a generator) win over parsing. Results are cached per question object.
+    """
+    if question.markers is not None:
+        known = known_markers(question)
+        wanted = labels or expected_markers(question).labels
+        missing = {k: [l for l in v if l not in known.images.get(k, {})] for k, v in wanted.items()}
+        missing = {k: v for k, v in missing.items() if v}
+        if missing:
+            raise MarkerError(question.idx, missing, "the markers file does not give them")
+        return known
+    key = tuple(sorted((k, tuple(v)) for k, v in labels.items())) if labels else None
+    cached = _PARSED.get(id(question))
+    if cached is None or cached[0] != key:
+        try:
+            found, details = parse_question(question, labels)
+            missing = {k: sorted(d.missing) for k, d in details.items() if d.missing}
+            if missing:
+                reasons = sorted({why for d in details.values() for why in d.missing.values()})
+                result: MarkerSet | MarkerError = MarkerError(question.idx, missing, "; ".join(reasons))
+            else:
+                result = found
+        except MarkerError as exc:
+            result, details = exc, {}
+        if cached is None:
+            weakref.finalize(question, _forget, id(question))
+        _PARSED[id(question)] = (key, result, details)
+        cached = _PARSED[id(question)]
+    if isinstance(cached[1], MarkerError):
+        raise cached[1]
+    return cached[1]
+
+
+def parse_details(question: MCQuestion) -> dict[str, ImageParse]:
+    """The per-image details of the last find_markers(question) (empty if it never parsed)."""
+    cached = _PARSED.get(id(question))
+    return cached[2] if cached else {}

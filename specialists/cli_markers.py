@@ -1,0 +1,88 @@
+"""`specialists markers --blink-root DIR [--tasks T ...] [--output DIR]`: check the marker parser.
+
+Prints the parse rate per task (questions whose every expected marker was found). With
+--output, writes markers.jsonl (one line per question, the format `--markers FILE` reads) and,
+for every failure, an overlay PNG per image: circles found (yellow), words read (cyan, with the
+label), markers assigned (green) and the reason in the file name's JSON neighbour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    markers = commands.add_parser("markers", help="find the drawn points in BLINK images; parse rate per task")
+    markers.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
+    markers.add_argument("--split", default="val", choices=["val", "test"])
+    markers.add_argument("--tasks", nargs="+", metavar="T", help="tasks (default: every marker task found)")
+    markers.add_argument("--limit", type=int, help="at most N questions per task")
+    markers.add_argument("--output", help="folder for markers.jsonl and failure overlays")
+
+
+def _overlay(image, details, path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    canvas = np.array(image.convert("RGB"))
+    for c in details.circles:
+        cv2.circle(canvas, (int(round(c.x)), int(round(c.y))), int(round(c.r)), (255, 255, 0), 1)
+    for read in details.reads:
+        x0, y0, x1, y1 = read.rect
+        cv2.rectangle(canvas, (x0, y0), (x1, y1), (0, 255, 255), 1)
+        cv2.putText(canvas, read.label, (x0, max(8, y0 - 2)), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 255, 255), 1)
+    for m in details.markers.values():
+        cv2.drawMarker(canvas, (int(round(m.xy[0])), int(round(m.xy[1]))), (0, 255, 0), cv2.MARKER_CROSS, 8, 1)
+    scale = max(1, 640 // max(canvas.shape[:2]))
+    if scale > 1:
+        canvas = cv2.resize(canvas, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
+    cv2.imwrite(str(path), cv2.cvtColor(canvas, cv2.COLOR_RGB2BGR))
+
+
+def handle(args: argparse.Namespace) -> int:
+    from adapters.blink import BlinkReader
+    from adapters.markers import MARKER_TASKS, MarkerError, find_markers
+    from adapters.markers.parse import parse_details
+    from adapters.questions import BrokenQuestion, QuestionError
+
+    reader = BlinkReader(args.blink_root, split=args.split, tasks=args.tasks)
+    tasks = [t for t in reader.tasks if t in MARKER_TASKS]
+    if not tasks:
+        raise ValueError(f"--blink-root {args.blink_root}: none of the tasks found ({', '.join(reader.tasks)}) "
+                         f"draws markers; marker tasks: {', '.join(MARKER_TASKS)}")
+    out = Path(args.output) if args.output else None
+    lines = []
+    if out:
+        (out / "failures").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for task in tasks:
+        ok = total = 0
+        for question in reader.questions(task, limit=args.limit):
+            total += 1
+            line = {"idx": question.idx, "task": task, "status": "ok", "error": None, "markers": {}}
+            if isinstance(question, BrokenQuestion):
+                line.update(status="error", error=question.error)
+            else:
+                try:
+                    line["markers"] = find_markers(question).to_json()
+                    ok += 1
+                except QuestionError as exc:  # MarkerError, or an image that does not decode
+                    line.update(status="error", error=str(exc))
+                    if out and isinstance(exc, MarkerError):
+                        for key, details in parse_details(question).items():
+                            index = int(key.split("_")[1]) - 1
+                            _overlay(question.images[index], details, out / "failures" / f"{question.idx}_{key}.png")
+                            line["markers"][key] = {label: m.to_json() for label, m in details.markers.items()}
+            lines.append(line)
+        rows.append((task, ok, total))
+    width = max(len(t) for t in tasks)
+    print(f"{'task':<{width}}  parsed  total  rate")
+    for task, ok, total in rows:
+        rate = f"{100 * ok / total:5.1f}%" if total else "   - "
+        print(f"{task:<{width}}  {ok:>6}  {total:>5}  {rate}")
+    if out:
+        (out / "markers.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines), encoding="utf-8")
+        print(f"wrote {out / 'markers.jsonl'} and {sum(l['status'] != 'ok' for l in lines)} failure(s) under {out / 'failures'}")
+    return 0

@@ -1,0 +1,94 @@
+"""`specialists markers` on BLINK-format folders, and the --markers sidecar formats."""
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from adapters.blink_writer import BlinkRow, write_blink_folder
+from adapters.markers import MarkerError, MarkersFileError, apply_markers, find_markers, load_markers
+from adapters.questions import MCQuestion, QuestionSource
+from adapters.markers.render import MarkerStyle, draw_points
+from specialists import cli_markers
+from tests.blink_fixture import make_blink_fixture
+
+STYLE = MarkerStyle(colour=(255, 0, 0), radius=8, font="hershey-simplex", label_height=12)
+
+
+def plain(seed):
+    rng = np.random.default_rng(seed)
+    return np.clip(rng.normal(120, 4, (160, 220, 3)), 0, 255).astype(np.uint8)
+
+
+def run_cli(tmp_path, root, capsys):
+    parser = argparse.ArgumentParser()
+    cli_markers.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["markers", "--blink-root", str(root), "--output", str(tmp_path / "out")])
+    assert cli_markers.handle(args) == 0
+    lines = [json.loads(l) for l in (tmp_path / "out" / "markers.jsonl").read_text().splitlines()]
+    return {l["idx"]: l for l in lines}, capsys.readouterr().out
+
+
+def test_markers_command_on_drawn_questions(tmp_path, capsys):
+    good = draw_points(plain(0), {"A": (60.0, 60.0), "B": (160.0, 110.0)}, STYLE)
+    half = draw_points(plain(1), {"A": (60.0, 60.0)}, STYLE)  # B never drawn: must fail, with an overlay
+    rows = [BlinkRow("Relative_Depth", 1, "Which point is closer?", ("A is closer", "B is closer"), "A",
+                     [Image.fromarray(good)]),
+            BlinkRow("Relative_Depth", 2, "Which point is closer?", ("A is closer", "B is closer"), "B",
+                     [Image.fromarray(half)])]
+    write_blink_folder(tmp_path / "blink", rows)
+    lines, printed = run_cli(tmp_path, tmp_path / "blink", capsys)
+    ok = lines["val_Relative_Depth_1"]
+    assert ok["status"] == "ok" and np.allclose(ok["markers"]["image_1"]["B"]["xy"], [160, 110], atol=2)
+    bad = lines["val_Relative_Depth_2"]
+    assert bad["status"] == "error" and "B on image_1" in bad["error"]
+    assert (tmp_path / "out" / "failures" / "val_Relative_Depth_2_image_1.png").is_file()
+    assert "Relative_Depth" in printed and "50.0%" in printed
+    # what the command wrote is a valid --markers file
+    assert load_markers(tmp_path / "out" / "markers.jsonl")["val_Relative_Depth_1"]["image_1"]["A"][:2]
+
+
+def test_markers_command_runs_on_the_harness_fixture(tmp_path, capsys):
+    make_blink_fixture(tmp_path / "blink")  # tiny random images: nothing drawn, every question fails
+    lines, printed = run_cli(tmp_path, tmp_path / "blink", capsys)
+    assert lines and all(l["status"] == "error" for l in lines.values())
+    assert "Visual_Correspondence" in printed
+
+
+def _question(markers=None):
+    image = Image.fromarray(plain(2))
+    return MCQuestion("val_Relative_Depth_3", "Relative_Depth", "p", ("A is closer", "B is closer"), None,
+                      QuestionSource("blink", "val"), markers=markers, _image_loader=lambda: [image])
+
+
+def test_sidecar_plain_json_overrides_parsing(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"val_Relative_Depth_3": {"image_1": {"A": [10, 20], "B": [30, 40, 50, 60]}}}))
+    (q,) = apply_markers([_question()], load_markers(path))
+    found = find_markers(q)  # the image has no drawing: these come from the file
+    assert found.point("image_1", "A") == (10.0, 20.0) and found.point("image_1", "B") == (40.0, 50.0)
+    assert found.marker("image_1", "B").box == (30.0, 40.0, 50.0, 60.0)
+
+
+def test_sidecar_jsonl_and_missing_label(tmp_path):
+    path = tmp_path / "markers.jsonl"
+    lines = [{"idx": "val_Relative_Depth_3", "task": "Relative_Depth", "status": "ok", "error": None,
+              "markers": {"image_1": {"A": {"xy": [1, 2], "confidence": 0.9}}}},
+             {"idx": "val_Relative_Depth_4", "task": "Relative_Depth", "status": "error", "error": "x", "markers": {}}]
+    path.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    known = load_markers(path)
+    assert set(known) == {"val_Relative_Depth_3"}
+    (q,) = apply_markers([_question()], known)
+    with pytest.raises(MarkerError, match="B on image_1"):
+        find_markers(q)
+
+
+def test_bad_sidecar_is_a_clear_error(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"val_Relative_Depth_3": {"image_1": {"A": [1, 2, 3]}}}))
+    with pytest.raises(MarkersFileError, match="expected \\[x, y\\]"):
+        load_markers(path)
+    with pytest.raises(MarkersFileError, match="no such file"):
+        load_markers(tmp_path / "none.json")

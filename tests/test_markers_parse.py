@@ -1,0 +1,156 @@
+"""The marker parser: positions and labels back from rendered questions; never a silent wrong answer."""
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from adapters.markers import MarkerError, MarkerStyle, draw_points, expected_markers, find_markers, parse_image
+from adapters.markers.inpaint import inpaint_image
+from adapters.questions import MCQuestion, QuestionSource
+from adapters.synthetic.textures import procedural_texture
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from markers_accuracy import evaluate  # noqa: E402
+
+SOURCE = QuestionSource("blink", "val")
+
+
+def scene(seed=0, h=240, w=320):
+    return procedural_texture(np.random.default_rng(seed), h, w)
+
+
+def gradient(seed=0, h=240, w=320):
+    """A smooth two-colour gradient with mild noise (a wall, a sky)."""
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0, 1, w, dtype=np.float32)[None, :, None]
+    a, b = rng.uniform(40, 220, 3), rng.uniform(40, 220, 3)
+    image = a + (b - a) * t + rng.normal(0, 3, (h, w, 3))
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def question(task, choices, images, idx=None):
+    pils = [Image.fromarray(i) for i in images]
+    return MCQuestion(idx or f"val_{task}_1", task, "prompt", choices, None, SOURCE, _image_loader=lambda: pils)
+
+
+def assert_right_or_raises(image, points, labels=None):
+    """The parser may refuse (MarkerError-style `missing`), but every marker it returns is right."""
+    parsed = parse_image(image, labels or list(points))
+    for label, marker in parsed.markers.items():
+        x, y = points[label]
+        assert np.hypot(marker.xy[0] - x, marker.xy[1] - y) <= 2.0, (label, marker.xy, (x, y))
+    assert parsed.markers or parsed.missing
+    return parsed
+
+
+def test_expected_labels_come_from_task_and_choices():
+    depth = question("Relative_Depth", ("A is closer", "B is closer"), [scene()])
+    assert expected_markers(depth).labels == {"image_1": ("A", "B")}
+    refl = question("Relative_Reflectance", ("A is darker", "B is darker", "About the same"), [scene()])
+    assert expected_markers(refl).labels == {"image_1": ("A", "B")}
+    corr = question("Visual_Correspondence", ("Point A", "Point B", "Point C", "Point D"), [scene(), scene(1)])
+    assert expected_markers(corr).labels == {"image_1": ("REF",), "image_2": ("A", "B", "C", "D")}
+    with pytest.raises(ValueError, match="draws no markers"):
+        expected_markers(question("Art_Style", ("x", "y"), [scene()]))
+
+
+@pytest.mark.parametrize("polarity", ["colour", "box"])
+@pytest.mark.parametrize("font", ["hershey-simplex", "hershey-duplex"])
+def test_blink_like_question_parses_exactly(polarity, font):
+    style = MarkerStyle(colour=(255, 0, 0), radius=8, ring_width=2, font=font, label_height=12,
+                        side="right", polarity=polarity)
+    points = {"A": (80.4, 70.2), "B": (210.7, 160.5)}
+    q = question("Relative_Depth", ("A is closer", "B is closer"), [draw_points(gradient(2), points, style)])
+    found = find_markers(q)
+    for label, (x, y) in points.items():
+        fx, fy = found.point("image_1", label)
+        assert np.hypot(fx - x, fy - y) <= 1.0
+    assert find_markers(q) is found  # parsed once per question
+
+
+def test_correspondence_question_finds_ref_and_four_letters():
+    style = MarkerStyle(colour=(230, 20, 20), radius=7, font="hershey-simplex", label_height=12, side="top-right")
+    ref = {"REF": (150.0, 110.0)}
+    cands = {"A": (60.0, 60.0), "B": (250.0, 60.0), "C": (60.0, 190.0), "D": (250.0, 190.0)}
+    q = question("Visual_Correspondence", ("Point A", "Point B", "Point C", "Point D"),
+                 [draw_points(gradient(3), ref, style), draw_points(gradient(4), cands, style)])
+    found = find_markers(q)
+    assert np.hypot(*np.subtract(found.point("image_1", "REF"), ref["REF"])) <= 2
+    for label, xy in cands.items():
+        assert np.hypot(*np.subtract(found.point("image_2", label), xy)) <= 2
+
+
+def test_missing_label_raises_marker_error_naming_question_and_label():
+    style = MarkerStyle(radius=8, font="hershey-simplex", label_height=12)
+    q = question("Relative_Depth", ("A is closer", "B is closer"),
+                 [draw_points(scene(5), {"A": (100.0, 100.0)}, style)], idx="val_Relative_Depth_7")
+    with pytest.raises(MarkerError) as info:
+        find_markers(q)
+    assert "val_Relative_Depth_7" in str(info.value) and info.value.missing == {"image_1": ["B"]}
+
+
+def test_no_markers_at_all_is_an_error_not_a_guess():
+    q = question("Relative_Depth", ("A is closer", "B is closer"), [scene(6)])
+    with pytest.raises(MarkerError, match="markers not found"):
+        find_markers(q)
+
+
+def test_red_object_next_to_a_circle_is_right_or_an_error():
+    image = scene(7)
+    cv2.circle(image, (128, 100), 9, (255, 0, 0), -1)  # a red disc beside A's circle
+    cv2.rectangle(image, (200, 150), (230, 175), (240, 10, 10), -1)
+    points = {"A": (110.0, 100.0), "B": (220.0, 130.0)}
+    drawn = draw_points(image, points, MarkerStyle(radius=8, font="hershey-simplex", label_height=12, side="left"))
+    assert_right_or_raises(drawn, points)
+
+
+def test_overlapping_markers_are_right_or_an_error():
+    points = {"A": (150.0, 120.0), "B": (162.0, 126.0)}
+    drawn = draw_points(scene(8), points, MarkerStyle(radius=9, font="hershey-simplex", label_height=11))
+    assert_right_or_raises(drawn, points)
+
+
+def test_label_cut_by_the_border_is_right_or_an_error():
+    points = {"A": (100.0, 100.0), "B": (312.0, 120.0)}
+    style = MarkerStyle(radius=7, font="hershey-simplex", label_height=13, side="right", keep_inside=False)
+    assert_right_or_raises(draw_points(scene(9), points, style), points)
+
+
+def test_inpainting_removes_the_drawing():
+    base = np.full((160, 200, 3), 90, np.uint8)
+    points = {"A": (60.0, 80.0), "B": (140.0, 80.0)}
+    style = MarkerStyle(radius=8, font="hershey-simplex", label_height=12)
+    drawn = draw_points(base, points, style)
+    parsed = parse_image(drawn, ["A", "B"])
+    assert set(parsed.markers) == {"A", "B"}
+    clean = np.asarray(inpaint_image(Image.fromarray(drawn), list(parsed.markers.values()))).astype(int)
+    assert np.abs(drawn.astype(int) - 90).max() > 100 and np.abs(clean - 90).max() < 25
+
+
+def test_rendered_backgrounds_never_answer_wrong_silently():
+    """Bounded run of benchmarks/markers_accuracy.py (120 images of 200x150).
+
+    The issue's target is >= 99% of markers found with the right label; the parser is not there
+    yet (see test below). What must hold already: a returned marker is at the right place.
+    """
+    figures = evaluate(n=120, seed=11, height=150, width=200)
+    assert figures["all"]["wrong_silent"] <= 0.01 * figures["all"]["markers"]
+    assert figures["all"]["found_right"] > 0
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a red label on a red-orange blob is not read yet")
+def test_red_label_on_orange_background():
+    style = MarkerStyle(colour=(255, 0, 0), radius=8, ring_width=2, font="hershey-duplex", label_height=12)
+    points = {"A": (80.4, 70.2), "B": (210.7, 160.5)}  # B lands on an orange blob of this scene
+    q = question("Relative_Depth", ("A is closer", "B is closer"), [draw_points(scene(2), points, style)])
+    assert np.hypot(*np.subtract(find_markers(q).point("image_1", "B"), points["B"])) <= 2
+
+
+@pytest.mark.xfail(strict=True, reason="parser finds fewer than 99% of rendered markers yet (issue #4 target)")
+def test_rendered_backgrounds_meet_the_99_percent_target():
+    figures = evaluate(n=40, seed=12, height=150, width=200)
+    assert figures["all"]["rate"] >= 0.99
