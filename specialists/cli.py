@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, cli_markers
+from . import __version__, cli_compare, cli_markers
 
 # Errors whose message is the whole story: printed as "error: ..." without a traceback
 # (every input error of the suite is a ValueError subclass). SPECIALISTS_DEBUG=1 re-raises them.
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--images", metavar="DIR", help="photos to texture the scenes with (default: procedural)")
     synth.add_argument("--seed", type=int, default=0)
     cli_markers.add_parser(commands)
+    cli_compare.add_parser(commands)
     report = commands.add_parser("report", help="tables (Markdown, CSV) and a plot from run folders")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--output", help="folder for report.md/.csv/.png (default: the run folder)")
@@ -157,7 +158,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"run": cmd_run, "ls": cmd_ls, "synth": cmd_synth, "report": cmd_report, "markers": cli_markers.handle}
+    handlers = {"run": cmd_run, "ls": cmd_ls, "synth": cmd_synth, "report": cmd_report, "markers": cli_markers.handle,
+                "compare": cli_compare.handle}
     try:
         if args.command is None:
             return cmd_default()

@@ -1,0 +1,47 @@
+"""`specialists compare [RUN_DIR ...] --mllm PATH ... [--answers FILE] [--output DIR]`.
+
+Puts specialist runs and MLLM predictions side by side on the same BLINK questions (see
+adapters/compare.py for the scoring and adapters/mllm.py for the formats read). With no
+RUN_DIR it compares the MLLMs alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    compare = commands.add_parser("compare", help="specialist runs versus MLLM predictions on the same questions")
+    compare.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="folders made by `specialists run`")
+    compare.add_argument("--mllm", nargs="+", action="extend", required=True, metavar="[NAME=]PATH",
+                         help="MLLM predictions: BLINK JSON (flat or {model}/{Task}.json), VLMEvalKit "
+                              ".xlsx/.tsv/.csv, lmms-eval samples_*.jsonl, CSV idx,prediction; a file or a folder")
+    compare.add_argument("--answers", help='gold answers {idx: "(X)"}, e.g. val_answers.json (recorded)')
+    compare.add_argument("--blink-root", help="BLINK files, to know each question's options (optional)")
+    compare.add_argument("--match", default="auto", choices=["auto", "exact", "lenient"],
+                         help="auto: exact for BLINK's extracted predictions (as BLINK scored them), "
+                              "lenient for raw model output")
+    compare.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    compare.add_argument("--output", help="folder for comparison.json/.md/.csv, misses.csv, plots "
+                                          "(default: the run folder when there is exactly one)")
+
+
+def handle(args: argparse.Namespace) -> int:
+    from adapters.compare import CompareError, accuracy_table, compare, write_comparison
+
+    output = args.output
+    if output is None:
+        if len(args.run_dirs) != 1:
+            raise CompareError("pass --output DIR (the default, the run folder, needs exactly one RUN_DIR)")
+        output = args.run_dirs[0]
+    comparison = compare(args.run_dirs, args.mllm, answers=args.answers, blink_root=args.blink_root,
+                         match=args.match, seed=args.seed)
+    answers = comparison["answers"]
+    print(f"answers: {answers.get('name')} ({answers.get('source')}); match: {comparison['match']}; "
+          f"{len(comparison['models'])} models\n")
+    print(accuracy_table(comparison))
+    paths = write_comparison(comparison, output)
+    print("\nwrote " + ", ".join(str(p) for p in paths.values()))
+    print(f"details (parsing, CIs, McNemar, agreement, oracle union): {Path(paths['markdown'])}")
+    return 0
