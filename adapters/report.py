@@ -55,11 +55,17 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}"
 
 
-def _cell(task: dict | None) -> str:
+def _cell(task: dict | None, name_specialist: bool = False) -> str:
+    """"96.51 [93.02, 98.84]", with the task's specialist named when a run mixes several."""
     if not task or task.get("accuracy") is None:
         return "-" if not task else f"unscored ({task.get('unscored', 0)})"
     lo, hi = task["ci95"]
-    return f"{_pct(task['accuracy'])} [{_pct(lo)}, {_pct(hi)}]"
+    who = f" {task['specialist']}" if name_specialist else ""
+    return f"{_pct(task['accuracy'])} [{_pct(lo)}, {_pct(hi)}]{who}"
+
+
+def _mixed(run: Run) -> bool:
+    return len({t["specialist"] for t in run.results["tasks"].values()}) > 1
 
 
 def _tasks_in(runs: Sequence[Run]) -> list[str]:
@@ -84,7 +90,7 @@ def markdown(runs: Sequence[Run]) -> str:
     for task in tasks:
         ref = refs["tasks"].get(task, {})
         paper = f"{ref['specialist']} {_pct(ref['specialist_accuracy'])}" if ref else "-"
-        cells = [_cell(run.results["tasks"].get(task)) for run in runs]
+        cells = [_cell(run.results["tasks"].get(task), _mixed(run)) for run in runs]
         lines.append(
             "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper]) + " |"
         )
