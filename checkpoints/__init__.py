@@ -1,5 +1,11 @@
-"""Where weights come from. Imports no model code (see DESIGN.md)."""
+"""Where weights come from. Imports no model code (see DESIGN.md).
+
+    resolve(name_or_path) -> ResolvedCheckpoint(path, ref: CheckpointRef, ...)   offline, verified
+    fetch(name)            download into SPECIALISTS_HOME (the only network access)
+    import_checkpoint(name, file, link=False)                                    register a user's file
+"""
 
 from .ref import CheckpointRef
+from .resolve import MissingCheckpointError, ResolvedCheckpoint, resolve
 
-__all__ = ["CheckpointRef"]
+__all__ = ["CheckpointRef", "MissingCheckpointError", "ResolvedCheckpoint", "resolve"]

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, cli_compare, cli_markers
+from . import __version__, cli_checkpoints, cli_compare, cli_markers
 
 # Errors whose message is the whole story: printed as "error: ..." without a traceback
 # (every input error of the suite is a ValueError subclass). SPECIALISTS_DEBUG=1 re-raises them.
@@ -71,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--seed", type=int, default=0)
     cli_markers.add_parser(commands)
     cli_compare.add_parser(commands)
+    cli_checkpoints.add_parser(commands)
     report = commands.add_parser("report", help="tables (Markdown, CSV) and a plot from run folders")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--output", help="folder for report.md/.csv/.png (default: the run folder)")
@@ -113,6 +114,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
     from adapters.tasks import BLINK_TASKS
 
     specs = registry.all_specs()
+    weights = {row["name"]: row["status"] for row in cli_checkpoints.status_rows()}
     tasks = [
         {"task": t.name, "n_val": t.n_val, "n_test": t.n_test,
          "default": registry.default_for(t.name).name, "specialists": [s.name for s in registry.serving(t.name)]}
@@ -120,7 +122,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
     ]
     specialists = [
         {"name": s.name, "kind": s.kind, "summary": s.summary, "tasks": list(s.tasks),
-         "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None else "unknown"}
+         "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None
+         else f"{s.default_checkpoint} {weights.get(s.default_checkpoint, 'not in the manifest')}"}
         for s in specs
     ]
     if args.json:
@@ -159,7 +162,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"run": cmd_run, "ls": cmd_ls, "synth": cmd_synth, "report": cmd_report, "markers": cli_markers.handle,
-                "compare": cli_compare.handle}
+                "compare": cli_compare.handle, "checkpoints": cli_checkpoints.handle}
     try:
         if args.command is None:
             return cmd_default()

@@ -17,6 +17,8 @@ from typing import Sequence
 import numpy as np
 from PIL import Image
 
+from checkpoints.locations import specialists_home
+
 from ..blink_writer import BlinkRow, write_blink_folder
 from ..markers.render import MarkerStyle, draw_points
 from .generators import GENERATORS
@@ -74,10 +76,6 @@ def write_synthetic(
         (out / name).write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     stamp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return out
-
-
-def specialists_home() -> Path:
-    return Path(os.environ.get("SPECIALISTS_HOME", Path.home() / ".cache" / "blink-specialists")).expanduser()
 
 
 def cached_synthetic(n: int, seed: int, images_dir: str | Path | None = None) -> Path:

@@ -1,0 +1,69 @@
+"""Official weight formats -> what our loaders take; one module per format.
+
+`validate(format, path)` reads a file (or folder) the way its converter would and raises a
+StateDictError (a ValueError) naming what is wrong; `import` calls it before pinning a hash.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .common import StateDictError, load_torch_file, tensor_dict
+
+
+def _json_folder(path: Path) -> None:
+    configs = [p for p in path.rglob("*.json") if not any(part.startswith(".") for part in p.relative_to(path).parts)]
+    for config in configs:
+        try:
+            json.loads(config.read_text())
+        except json.JSONDecodeError as err:
+            raise StateDictError(f"{config}: not valid JSON ({err})") from None
+
+
+def _safetensors(path: Path) -> None:
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            if not list(f.keys()):
+                raise StateDictError(f"{path}: a safetensors file with no tensors")
+    except SafetensorError as err:
+        raise StateDictError(f"{path}: not a readable safetensors file ({err})") from None
+
+
+def _plain_state_dict(path: Path) -> None:
+    tensor_dict(load_torch_file(path), path, "a state dict")
+
+
+def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()) -> None:
+    """Check that `path` holds weights in format `fmt` (the manifest's `format`); `files`: a
+    folder entry's files, in order (the ordinal-shading stages)."""
+    from .adm import read_adm_state_dict
+    from .dire import dire_state_dict
+    from .loftr import loftr_state_dict
+    from .ordinal_shading import STAGE_ORDER, ordinal_shading_stage, ordinal_shading_v1
+
+    path = Path(path)
+    if fmt in ("diffusers", "transformers"):
+        _json_folder(path)
+    elif fmt == "timm":
+        _safetensors(path) if path.suffix == ".safetensors" else _plain_state_dict(path)
+    elif fmt in ("torchvision-state-dict", "timm-state-dict"):
+        _plain_state_dict(path)
+    elif fmt == "loftr-lightning":
+        loftr_state_dict(path)
+    elif fmt == "dire-resnet50":
+        dire_state_dict(path)
+    elif fmt == "adm":
+        read_adm_state_dict(path)
+    elif fmt == "ordinal-shading-v1":
+        ordinal_shading_v1(path)
+    elif fmt == "ordinal-shading-stages":
+        for stage, file in zip(STAGE_ORDER, files):
+            ordinal_shading_stage(path / file, stage)
+    else:
+        raise ValueError(f"no validator for weight format {fmt!r}")
+
+
+__all__ = ["StateDictError", "validate"]

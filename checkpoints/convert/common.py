@@ -1,0 +1,56 @@
+"""Reading official weight files safely (tensors only, never arbitrary pickled code)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+
+class StateDictError(ValueError):
+    """A weight file whose layout is not the official one the converter expects."""
+
+
+def load_torch_file(path: str | Path) -> Any:
+    """torch.load with weights_only=True on CPU (memory-mapped when the file allows it)."""
+    import torch
+
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except RuntimeError as err:
+        if "mmap" not in str(err):  # legacy (non-zip) files cannot be memory-mapped
+            raise
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:
+        raise StateDictError(f"{path}: holds objects other than tensors and plain containers, refused "
+                             f"for safety (torch.load weights_only=True): {str(err).splitlines()[0]}") from None
+
+
+def tensor_dict(obj: Any, path: str | Path, what: str) -> dict:
+    """`obj` as a {str: Tensor} dict, or a StateDictError naming what was expected."""
+    import torch
+
+    if not isinstance(obj, dict) or not obj:
+        raise StateDictError(f"{path}: expected {what} (a non-empty dict of tensors), found {type(obj).__name__}")
+    bad = [k for k, v in obj.items() if not (isinstance(k, str) and isinstance(v, torch.Tensor))]
+    if bad:
+        raise StateDictError(f"{path}: expected {what}; entries that are not tensors: {bad[:5]}")
+    return dict(obj)
+
+
+def strip_common_prefix(state: dict, prefixes: tuple[str, ...] = ("module.", "_orig_mod.")) -> dict:
+    """Drop a wrapper prefix (DataParallel `module.`, torch.compile `_orig_mod.`) carried by EVERY key."""
+    for prefix in prefixes:
+        if all(k.startswith(prefix) for k in state):
+            state = {k[len(prefix):]: v for k, v in state.items()}
+    return state
+
+
+def require_shape(state: dict, key: str, check, expected: str, path: str | Path) -> None:
+    """Raise unless state[key] exists and `check(shape)` holds; `expected` describes the shape."""
+    if key not in state:
+        raise StateDictError(f"{path}: no {key!r} among its {len(state)} keys (first: {list(state)[:3]}); "
+                             f"not the expected layout ({expected})")
+    shape = tuple(state[key].shape)
+    if not check(shape):
+        raise StateDictError(f"{path}: {key} has shape {shape}; expected {expected}")

@@ -1,0 +1,85 @@
+"""`specialists checkpoints import NAME FILE [--link]`: register weights a user already has.
+
+The file (or folder) is checked first: against the manifest's sha256 or the lock's pin when
+one exists; otherwise its format is read by the entry's converter (so a wrong file is refused
+before it is pinned) and its hash is pinned. Then it is copied (temp file + atomic rename) or
+symlinked into SPECIALISTS_HOME/<name>/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from .convert import validate
+from .hashing import HashCache
+from .lock import LockFile
+from .locations import specialists_home
+from .manifest import Manifest, load_manifest
+from .resolve import Location, ResolvedCheckpoint, hash_location, resolve
+
+
+class ImportSourceError(ValueError):
+    """The file or folder given to `import` is missing or has the wrong shape."""
+
+
+def _source_location(entry, source: Path) -> Location:
+    if not source.exists():
+        raise ImportSourceError(f"import {entry.name}: {source} does not exist")
+    if entry.kind == "file":
+        if source.is_dir():  # a folder holding the published file name is fine too
+            source = source / entry.filename
+            if not source.is_file():
+                raise ImportSourceError(f"import {entry.name}: {source.parent} is a folder without {entry.filename}; "
+                                        "pass the weight file itself")
+        return Location("import", source)
+    if not source.is_dir():
+        raise ImportSourceError(f"import {entry.name}: needs a folder holding {', '.join(entry.files)}; {source} is a file")
+    missing = [f for f in entry.files if not (source / f).is_file()]
+    if missing:
+        raise ImportSourceError(f"import {entry.name}: {source} lacks {', '.join(missing)}")
+    return Location("import", source)
+
+
+def _copy_atomic(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    shutil.copy2(src, tmp)  # copy2 keeps mtime, so the hash cache entry can be carried over
+    os.replace(tmp, dest)
+
+
+def import_checkpoint(name: str, source: str | Path, *, link: bool = False, repin: bool = False,
+                      home: Path | None = None, manifest: Manifest | None = None) -> ResolvedCheckpoint:
+    """Check `source` and put it in place as checkpoint `name`; returns it resolved from there."""
+    manifest = manifest or load_manifest()
+    entry = manifest.get(name)
+    home = home or specialists_home()
+    lock, cache = LockFile(home), HashCache(home)
+    if repin and not entry.sha256:
+        lock.forget(entry.name)
+    where = _source_location(entry, Path(source).expanduser().resolve())
+    sha = hash_location(entry, where, cache)
+    if lock.check(entry, sha, str(where.path), pin_unknown=False) == "unpinned":
+        validate(entry.format, where.path, entry.files)  # raises with what is wrong in the file
+    target = home / entry.name
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+    if entry.kind == "file":
+        dest = target / entry.filename
+        if link:
+            target.mkdir(parents=True)
+            dest.symlink_to(where.path)
+        else:
+            _copy_atomic(where.path, dest)
+            cache.carry_over(where.path, dest)
+    elif link:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(where.path, target_is_directory=True)
+    else:
+        for rel in entry.files:
+            _copy_atomic(where.path / rel, target / rel)
+            cache.carry_over(where.path / rel, target / rel)
+    return resolve(entry.name, home=home, manifest=manifest)  # verifies in place, pins the hash

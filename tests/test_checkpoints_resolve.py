@@ -1,0 +1,170 @@
+"""Offline resolution: order (explicit path > SPECIALISTS_HOME > HF cache > torch hub), the
+missing-weight message, hash pinning in the lock file, the size+mtime hash cache, and the
+`specialists checkpoints` commands (import, ls, path, verify catching a changed byte)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import pytest
+import torch
+
+import checkpoints.hashing as hashing
+from checkpoints import MissingCheckpointError, resolve
+from checkpoints.lock import HashMismatchError, LockFile
+from checkpoints.manifest import UnknownCheckpointError, load_manifest
+from specialists import cli_checkpoints
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    return tmp_path
+
+
+def _loftr_file(path, value: float = 0.0):
+    """A (tiny) file in the LoFTR Lightning layout."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"state_dict": {"matcher.backbone.conv1.weight": torch.full((4, 1, 3, 3), value)}}, path)
+    return path
+
+
+def _hf_cached(tmp_path, repo_id: str, filename: str, value: float):
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hf" / f"models--{repo_id.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    return _loftr_file(repo / "snapshots" / commit / filename, value)
+
+
+def test_resolution_order_home_then_hf_cache_then_torch_hub(tmp_path):
+    torch_file = _loftr_file(tmp_path / "torch" / "hub" / "checkpoints" / "loftr_outdoor.ckpt", 1.0)
+    assert resolve("loftr-outdoor").path == torch_file
+    LockFile().forget("loftr-outdoor")  # each copy below holds other bytes on purpose
+    hf_file = _hf_cached(tmp_path, "kornia/loftr", "loftr_outdoor.ckpt", 2.0)
+    found = resolve("loftr-outdoor")
+    assert found.path == hf_file and found.location.startswith("Hugging Face cache")
+    LockFile().forget("loftr-outdoor")
+    home_file = _loftr_file(tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt", 3.0)
+    found = resolve("loftr-outdoor")
+    assert found.path == home_file and found.location == "SPECIALISTS_HOME"
+    assert found.ref.name == "loftr-outdoor" and found.ref.sha256 == hashing.sha256_file(home_file)
+
+
+def test_missing_weight_names_checkpoint_places_and_fix(tmp_path):
+    with pytest.raises(MissingCheckpointError) as err:
+        resolve("loftr-outdoor")
+    message = str(err.value)
+    assert "'loftr-outdoor'" in message
+    assert str(tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt") in message
+    assert str(tmp_path / "hf" / "models--kornia--loftr") in message
+    assert str(tmp_path / "torch" / "hub" / "checkpoints" / "loftr_outdoor.ckpt") in message
+    assert "specialists checkpoints fetch loftr-outdoor" in message
+
+
+def test_missing_manual_weight_says_how_to_get_it():
+    with pytest.raises(MissingCheckpointError, match=r"BaiduDrive.*specialists checkpoints import dire-lsun-adm"):
+        resolve("dire-lsun-adm")
+
+
+def test_withdrawn_hub_id_still_resolves_from_an_old_cache(tmp_path):
+    entry = load_manifest().get("sd-2-1")
+    commit = "f" * 40
+    repo = tmp_path / "hf" / "models--stabilityai--stable-diffusion-2-1"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    for rel in entry.files:
+        (repo / "snapshots" / commit / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / "snapshots" / commit / rel).write_text(rel)
+    found = resolve("sd-2-1")
+    assert found.path == repo / "snapshots" / commit
+    assert "stabilityai/stable-diffusion-2-1" in found.location
+
+
+def test_unknown_name_suggests_close_names():
+    with pytest.raises(UnknownCheckpointError, match="Did you mean loftr-outdoor"):
+        resolve("loftr-outdor")
+
+
+def test_first_use_pins_and_a_changed_file_is_refused(tmp_path):
+    path = _loftr_file(tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt", 1.0)
+    first = resolve("loftr-outdoor")
+    assert first.verified == "pinned" and LockFile().pinned("loftr-outdoor") == first.ref.sha256
+    assert resolve("loftr-outdoor").verified == "lock"
+    _loftr_file(path, 5.0)
+    with pytest.raises(HashMismatchError, match="loftr-outdoor"):
+        resolve("loftr-outdoor")
+
+
+def test_hash_cache_skips_rehashing_unchanged_files(tmp_path, monkeypatch):
+    _loftr_file(tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt")
+    calls = []
+    real = hashing.sha256_file
+    monkeypatch.setattr(hashing, "sha256_file", lambda p: calls.append(p) or real(p))
+    resolve("loftr-outdoor")
+    resolve("loftr-outdoor")
+    assert len(calls) == 1
+
+
+def test_explicit_path_is_named_after_the_entry_whose_bytes_it_holds(tmp_path):
+    placed = _loftr_file(tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt", 1.0)
+    resolve("loftr-outdoor")  # pins
+    copy = tmp_path / "elsewhere" / "mine.ckpt"
+    copy.parent.mkdir()
+    copy.write_bytes(placed.read_bytes())
+    found = resolve(str(copy))
+    assert found.ref.name == "loftr-outdoor" and found.location == "explicit path"
+    other = _loftr_file(tmp_path / "elsewhere" / "finetuned.ckpt", 9.0)
+    assert resolve(str(other)).ref.name == "finetuned.ckpt"
+
+
+# --- the CLI ------------------------------------------------------------------------------------
+def _cli(*argv) -> int:
+    parser = argparse.ArgumentParser()
+    cli_checkpoints.add_parser(parser.add_subparsers(dest="command"))
+    return cli_checkpoints.handle(parser.parse_args(["checkpoints", *argv]))
+
+
+def test_cli_import_ls_path_and_verify_catching_a_changed_byte(tmp_path, capsys):
+    mine = _loftr_file(tmp_path / "downloads" / "loftr_outdoor.ckpt", 1.0)
+    assert _cli("import", "loftr-outdoor", str(mine)) == 0
+    placed = tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt"
+    assert placed.read_bytes() == mine.read_bytes()
+    capsys.readouterr()
+    _cli("ls")
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert " ok " in rows["loftr-outdoor"] and " missing " in rows["loftr-indoor"]
+    assert " manual " in rows["dire-lsun-adm"] and "apache-2.0" in rows["loftr-outdoor"]
+    assert _cli("path", "loftr-outdoor") == 0 and capsys.readouterr().out.strip() == str(placed)
+    assert _cli("verify", "loftr-outdoor") == 0
+    # flip one byte in place, keeping size and mtime: the hash cache cannot notice, verify must
+    stat = placed.stat()
+    data = bytearray(placed.read_bytes())
+    data[-20] ^= 0xFF
+    placed.write_bytes(bytes(data))
+    os.utime(placed, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    capsys.readouterr()
+    assert _cli("verify", "loftr-outdoor") == 1
+    assert "MISMATCH loftr-outdoor" in capsys.readouterr().out
+
+
+def test_cli_import_refuses_a_file_in_the_wrong_format(tmp_path):
+    wrong = tmp_path / "loftr_outdoor.ckpt"
+    torch.save({"state_dict": {"model.fc.weight": torch.zeros(2)}}, wrong)
+    with pytest.raises(ValueError, match="backbone"):
+        _cli("import", "loftr-outdoor", str(wrong))
+    assert not (tmp_path / "home" / "loftr-outdoor").exists() and LockFile().pinned("loftr-outdoor") is None
+
+
+def test_cli_import_link_and_repin(tmp_path):
+    first = _loftr_file(tmp_path / "a" / "loftr_indoor.ckpt", 1.0)
+    assert _cli("import", "loftr-indoor", str(first), "--link") == 0
+    assert (tmp_path / "home" / "loftr-indoor" / "loftr_indoor.ckpt").is_symlink()
+    second = _loftr_file(tmp_path / "b" / "loftr_indoor.ckpt", 2.0)
+    with pytest.raises(HashMismatchError, match="--repin"):
+        _cli("import", "loftr-indoor", str(second))
+    assert _cli("import", "loftr-indoor", str(second), "--repin") == 0
+    assert LockFile().pinned("loftr-indoor") == hashing.sha256_file(second)
