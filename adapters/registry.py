@@ -100,6 +100,12 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("loftr_flow", ("Multi-view_Reasoning",), "neural",
                             "LoFTR matches, sign of the mean horizontal displacement",
                             _lazy(".rules.loftr_multiview", "LoFTRFlow"), default_checkpoint="loftr-outdoor"))
+    register(SpecialistSpec("dire", ("Forensic_Detection",), "neural",
+                            "DIRE: ADM DDIM inversion + reconstruction, ResNet-50 on the error image; polarity-aware",
+                            _lazy(".rules.forensic", "DireForensics"), default_checkpoint="adm-256-uncond"))
+    register(SpecialistSpec("dire_error", ("Forensic_Detection",), "neural",
+                            "DIRE reconstruction error alone (no classifier; lower error = generated)",
+                            _lazy(".rules.forensic", "DireReconstructionError"), default_checkpoint="adm-256-uncond"))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))

@@ -16,9 +16,9 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from .precision import DTYPES, dtype_of, place
 from .outputs import DisparityMap
 
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # Hub ids of the published checkpoints (weights are resolved offline by the checkpoint registry).
 HUB_IDS = {
     ("v1", "small"): "LiheYoung/depth-anything-small-hf",
@@ -35,8 +35,8 @@ class DepthAnything:
 
     def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32", batch_size: int = 8) -> None:
         self.device = torch.device(device)
-        self.dtype = DTYPES[precision]
-        self.model = model.to(self.device, self.dtype).eval()
+        self.dtype = dtype_of(precision)
+        self.model = place(model, self.device, self.dtype)
         self.processor = processor
         self.batch_size = batch_size
 

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from PIL import Image
 
+from .precision import DTYPES, dtype_of, place
 from .outputs import FeatureMap
 
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,6 @@ PRESETS = {
 }
 
 
-def _place(module: torch.nn.Module, device: torch.device, dtype: torch.dtype) -> torch.nn.Module:
-    """Move to `device`; cast only when needed (diffusers warns on a redundant dtype cast)."""
-    module = module.to(device)
-    if next(module.parameters()).dtype != dtype:
-        module = module.to(dtype)
-    return module.eval()
-
-
 class _StopAfterBlock(Exception):
     def __init__(self, output: torch.Tensor) -> None:
         self.output = output
@@ -59,9 +51,9 @@ class DiftFeaturizer:
 
     def __init__(self, vae, unet, scheduler, text_encoder, tokenizer, device: str = "cpu", precision: str = "fp32"):
         self.device = torch.device(device)
-        self.dtype = DTYPES[precision]
-        self.vae = _place(vae, self.device, self.dtype)
-        self.unet = _place(unet, self.device, self.dtype)
+        self.dtype = dtype_of(precision)
+        self.vae = place(vae, self.device, self.dtype)
+        self.unet = place(unet, self.device, self.dtype)
         self.text_encoder = text_encoder.to(self.device).eval()
         self.tokenizer = tokenizer
         self.scheduler = scheduler

@@ -17,9 +17,9 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from .precision import DTYPES, dtype_of, place
 from .outputs import Matches
 
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 VARIANTS = ("outdoor", "indoor", "indoor_new")
 
 
@@ -52,7 +52,7 @@ def _input_size(height: int, width: int, max_side: int) -> tuple[int, int]:
 class LoFTRMatcher:
     def __init__(self, model, device: str = "cpu", precision: str = "fp32", max_side: int = 840) -> None:
         self.device = torch.device(device)
-        self.dtype = DTYPES[precision]
+        self.dtype = dtype_of(precision)
         self.model = model.to(self.device).eval()
         self.max_side = max_side
 

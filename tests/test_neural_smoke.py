@@ -66,3 +66,23 @@ def test_missing_weights_fail_before_any_question(tmp_path, monkeypatch, blink_r
         run(RunConfig(str(tmp_path / "run"), blink_root=str(blink_root), specialist=["depth_anything"],
                       progress=False))
     assert not (tmp_path / "run" / "samples.jsonl").exists()
+
+
+@pytest.mark.parametrize("specialist", ["dire", "dire_error"])
+def test_dire_tiny_random_through_the_runner(specialist, tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+
+    rng = np.random.default_rng(0)
+    choices = ("the first image", "the second image", "the third image", "the fourth image")
+    rows = [BlinkRow("Forensic_Detection", k, "Which image is most likely to be a real photograph?", choices, "ABCD"[k],
+                     [Image.fromarray(rng.integers(0, 255, (40, 48, 3), dtype=np.uint8)) for _ in range(4)])
+            for k in (1, 2)]
+    write_blink_folder(tmp_path / "blink", rows)
+    results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), specialist=[specialist],
+                            checkpoint="tiny-random", progress=False))
+    summary = results["tasks"]["Forensic_Detection"]
+    assert (summary["n"], summary["errors"]) == (2, 0)
+    assert summary["rules"] == [f"forensic.dire_{'classifier' if specialist == 'dire' else 'reconstruction_error'}"]
