@@ -9,9 +9,9 @@ from __future__ import annotations
 from specialists.outputs import DisparityMap
 
 from ..questions import Decision, MCQuestion
-from ..solver import Solver, SolverOptions
+from ..solver import Solver
 from .choices import letters_by_label
-from .loading import load_weights
+from .model_solver import ModelSolver
 from .points import marker_points, scene_image
 
 SAMPLE_RADIUS = 3.0
@@ -37,7 +37,7 @@ class LowerIsCloser(Solver):
         return Decision.from_scores({by_label[k]: v for k, v in rows.items()}, "depth.lower_is_closer", {"row": rows})
 
 
-class DepthAnythingDepth(Solver):
+class DepthAnythingDepth(ModelSolver):
     """`depth.depth_anything_disparity`: Depth Anything disparity at the points, markers inpainted."""
 
     specialist = "depth_anything"
@@ -45,39 +45,23 @@ class DepthAnythingDepth(Solver):
     inpaint = True
     default_checkpoint = "depth-anything-v2-small"
 
-    def __init__(self, options: SolverOptions) -> None:
+    def build_tiny(self):
         from specialists.depth_anything import DepthAnything
 
-        super().__init__(options)
-        self.model, self._checkpoint = load_weights(
-            options, self.default_checkpoint,
-            tiny=lambda: DepthAnything.tiny(options.seed, options.device, options.precision),
-            real=lambda path: DepthAnything.from_pretrained(path, options.device, options.precision, options.batch_size),
-        )
+        o = self.options
+        return DepthAnything.tiny(o.seed, o.device, o.precision)
 
-    @property
-    def checkpoint(self):
-        return self._checkpoint
+    def build_real(self, path):
+        from specialists.depth_anything import DepthAnything
 
-    def decide(self, question: MCQuestion) -> Decision:
-        return self.decide_batch([question])[0]  # type: ignore[return-value]
+        o = self.options
+        return DepthAnything.from_pretrained(path, o.device, o.precision, o.batch_size)
 
-    def decide_batch(self, questions):
-        """One batched Depth Anything call (aspect buckets inside), then the rule per question."""
-        results: list = [None] * len(questions)
-        images, members = [], []
-        for i, q in enumerate(questions):
-            try:
-                images.append(scene_image(q, 0) if self.inpaint else q.images[0])
-                members.append(i)
-            except Exception as exc:
-                results[i] = exc
-        for i, disparity in zip(members, self.model(images) if images else []):
-            try:
-                results[i] = disparity_decision(questions[i], disparity, self.rule, {"markers_inpainted": self.inpaint})
-            except Exception as exc:
-                results[i] = exc
-        return results
+    def model_input(self, question: MCQuestion):
+        return scene_image(question, 0) if self.inpaint else question.images[0]
+
+    def decision(self, question: MCQuestion, output: DisparityMap) -> Decision:
+        return disparity_decision(question, output, self.rule, {"markers_inpainted": self.inpaint})
 
 
 class DepthAnythingDepthRaw(DepthAnythingDepth):

@@ -8,15 +8,17 @@ semantic one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import torch
 
 from specialists.dift import PRESETS, DiftFeaturizer
 from specialists.outputs import FeatureMap
 
 from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver, SolverOptions
+from ..solver import SolverOptions
 from .choices import letters_by_label
-from .loading import load_weights
+from .model_solver import ModelSolver
 from .points import marker_points, scene_image
 
 PRESET_FOR_TASK = {
@@ -24,61 +26,60 @@ PRESET_FOR_TASK = {
     "Semantic_Correspondence": "semantic",
     "Functional_Correspondence": "semantic",
 }
-DEFAULT_CHECKPOINT = "sd-2-1"
 
 
-class DiftCorrespondence(Solver):
+class DiftCorrespondence(ModelSolver):
     specialist = "dift"
+    rule = "correspondence.dift_cosine"
+    default_checkpoint = "sd-2-1"
 
     def __init__(self, options: SolverOptions) -> None:
         super().__init__(options)
-        self.model, self._checkpoint = load_weights(
-            options, DEFAULT_CHECKPOINT,
-            tiny=lambda: DiftFeaturizer.tiny(options.seed, options.device, options.precision),
-            real=lambda path: DiftFeaturizer.from_pretrained(path, options.device, options.precision),
-        )
         self.presets = dict(PRESETS)
-        if self._checkpoint.tiny_random:  # tiny UNet: small inputs, same block indices and timesteps
-            self.presets = {k: type(v)(64, v.t, v.up_ft_index, 2) for k, v in PRESETS.items()}
+        if self.checkpoint.tiny_random:  # tiny UNet: small inputs, same block indices and timesteps
+            self.presets = {k: replace(v, image_size=64, ensemble=2) for k, v in PRESETS.items()}
 
-    @property
-    def checkpoint(self):
-        return self._checkpoint
+    def build_tiny(self):
+        o = self.options
+        return DiftFeaturizer.tiny(o.seed, o.device, o.precision)
 
-    def decide(self, question: MCQuestion) -> Decision:
-        return self.decide_batch([question])[0]  # type: ignore[return-value]
+    def build_real(self, path):
+        return DiftFeaturizer.from_pretrained(path, self.options.device, self.options.precision)
 
-    def decide_batch(self, questions):
-        """All questions of one preset go through DIFT together (two images each)."""
-        results: list = [None] * len(questions)
-        prepared = {}
-        for i, q in enumerate(questions):
-            try:
-                preset = PRESET_FOR_TASK.get(q.task)
-                if preset is None:
-                    raise QuestionError(f"{q.idx}: DIFT answers {', '.join(PRESET_FOR_TASK)}, not {q.task}")
-                if len(q.images) < 2:
-                    raise QuestionError(f"{q.idx}: correspondence needs two images, got {len(q.images)}")
-                by_label = letters_by_label(q)
-                ref = marker_points(q, 0, ["REF"])["REF"]
-                candidates = marker_points(q, 1, list(by_label))
-                prepared[i] = (preset, by_label, ref, candidates, scene_image(q, 0), scene_image(q, 1))
-            except Exception as exc:  # this question only
-                results[i] = exc
-        for preset in {p[0] for p in prepared.values()}:
-            members = [i for i, p in prepared.items() if p[0] == preset]
-            images = [img for i in members for img in prepared[i][4:6]]
-            try:
-                features = self.model(images, self.presets[preset], seed=self.options.seed)
-            except Exception as exc:
-                for i in members:
-                    results[i] = exc
-                continue
+    def model_input(self, question: MCQuestion) -> _Pair:
+        preset = PRESET_FOR_TASK.get(question.task)
+        if preset is None:
+            raise QuestionError(f"{question.idx}: DIFT answers {', '.join(PRESET_FOR_TASK)}, not {question.task}")
+        if len(question.images) < 2:
+            raise QuestionError(f"{question.idx}: correspondence needs two images, got {len(question.images)}")
+        ref = marker_points(question, 0, ["REF"])["REF"]
+        candidates = marker_points(question, 1, list(letters_by_label(question)))
+        return _Pair(preset, ref, candidates, scene_image(question, 0), scene_image(question, 1))
+
+    def run_model(self, inputs: list[_Pair]) -> list[tuple[_Pair, FeatureMap, FeatureMap]]:
+        """All pairs of one preset through DIFT together; outputs back in input order."""
+        outputs: list = [None] * len(inputs)
+        for preset in {pair.preset for pair in inputs}:
+            members = [i for i, pair in enumerate(inputs) if pair.preset == preset]
+            images = [image for i in members for image in (inputs[i].source, inputs[i].target)]
+            features = self.model(images, self.presets[preset], seed=self.options.seed)
             for k, i in enumerate(members):
-                _, by_label, ref, candidates, _, _ = prepared[i]
-                results[i] = cosine_decision(features[2 * k], features[2 * k + 1], ref, candidates, by_label,
-                                             "correspondence.dift_cosine", {"preset": preset})
-        return results
+                outputs[i] = (inputs[i], features[2 * k], features[2 * k + 1])
+        return outputs
+
+    def decision(self, question: MCQuestion, output: tuple[_Pair, FeatureMap, FeatureMap]) -> Decision:
+        pair, source, target = output
+        return cosine_decision(source, target, pair.ref, pair.candidates, letters_by_label(question), self.rule,
+                               {"preset": pair.preset})
+
+
+@dataclass(frozen=True)
+class _Pair:
+    preset: str
+    ref: tuple[float, float]
+    candidates: dict[str, tuple[float, float]]
+    source: object
+    target: object
 
 
 def cosine_decision(

@@ -14,8 +14,7 @@ import re
 from specialists.dire import DireDetector
 
 from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver, SolverOptions
-from .loading import load_weights
+from .model_solver import ModelSolver
 
 _REAL = re.compile(r"\b(real|authentic|genuine)\b", re.IGNORECASE)
 _FAKE = re.compile(r"\b(generated|fake|synthetic|synthesi[sz]ed|artificial)\b", re.IGNORECASE)
@@ -63,47 +62,44 @@ def forensic_decision(question: MCQuestion, fake_scores: list[float], rule: str,
     return Decision.from_scores(scores, rule, {"asks_for": wanted, "fake_scores": list(fake_scores), **(details or {})})
 
 
-class DireForensics(Solver):
+class DireForensics(ModelSolver):
     """`forensic.dire_classifier`: DIRE fake probability per image, argmin/argmax by polarity."""
 
     specialist = "dire"
     rule = "forensic.dire_classifier"
-    use_classifier = True
     default_checkpoint = "adm-256-uncond"
-    classifier_checkpoint = "dire-lsun-adm"
+    classifier_checkpoint: str | None = "dire-lsun-adm"
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
+    def build_tiny(self):
+        o = self.options
+        return DireDetector.tiny(o.seed, o.device, o.precision)
 
-        def real(adm_path):
-            classifier = None
-            if self.use_classifier:
-                from checkpoints import resolve
+    def build_real(self, path):
+        from checkpoints import resolve
 
-                classifier = resolve(self.classifier_checkpoint).path
-            return DireDetector.from_checkpoints(adm_path, classifier, device=options.device,
-                                                 precision=options.precision, batch_size=options.batch_size)
+        o = self.options
+        classifier = resolve(self.classifier_checkpoint).path if self.classifier_checkpoint else None
+        return DireDetector.from_checkpoints(path, classifier, device=o.device, precision=o.precision,
+                                             batch_size=o.batch_size)
 
-        self.detector, self._checkpoint = load_weights(
-            options, self.default_checkpoint,
-            tiny=lambda: DireDetector.tiny(options.seed, options.device, options.precision), real=real,
-        )
-
-    @property
-    def checkpoint(self):
-        return self._checkpoint
-
-    def decide(self, question: MCQuestion) -> Decision:
+    def model_input(self, question: MCQuestion):
         if len(question.images) < 2:
             raise QuestionError(f"{question.idx}: forensic detection compares several images, got {len(question.images)}")
         polarity(question)  # fail fast, before the expensive part
-        scores = self.detector(question.images)
-        if self.use_classifier:
-            values = [s.fake_probability for s in scores]
+        return question.images
+
+    def run_model(self, inputs):
+        """Every image of the batch through DIRE together; scores regrouped per question."""
+        scores = iter(self.model([image for images in inputs for image in images]))
+        return [[next(scores) for _ in images] for images in inputs]
+
+    def decision(self, question: MCQuestion, output) -> Decision:
+        if self.classifier_checkpoint:
+            values = [s.fake_probability for s in output]
         else:  # a generated image is reconstructed better: low error = likely generated
-            values = [-s.reconstruction_error for s in scores]
-        errors = [s.reconstruction_error for s in scores]
-        return forensic_decision(question, values, self.rule, {"reconstruction_error": errors})
+            values = [-s.reconstruction_error for s in output]
+        return forensic_decision(question, values, self.rule,
+                                 {"reconstruction_error": [s.reconstruction_error for s in output]})
 
 
 class DireReconstructionError(DireForensics):
@@ -111,4 +107,4 @@ class DireReconstructionError(DireForensics):
 
     specialist = "dire_error"
     rule = "forensic.dire_reconstruction_error"
-    use_classifier = False
+    classifier_checkpoint = None

@@ -4,58 +4,38 @@
 from __future__ import annotations
 
 from specialists.loftr import LoFTRMatcher
+from specialists.outputs import Matches
 
 from ..questions import Decision, MCQuestion
-from ..solver import Solver, SolverOptions
-from .loading import load_weights
+from .model_solver import ModelSolver
 from .multiview import _frames, essential_decision, flow_decision
 
-DEFAULT_CHECKPOINT = "loftr-outdoor"
 
-
-class LoFTREssential(Solver):
+class LoFTREssential(ModelSolver):
     specialist = "loftr"
     rule = "multiview.loftr_essential"
-    decision = staticmethod(essential_decision)
+    default_checkpoint = "loftr-outdoor"
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
-        self.matcher, self._checkpoint = load_weights(
-            options, DEFAULT_CHECKPOINT,
-            tiny=lambda: LoFTRMatcher.tiny(options.seed, options.device),
-            real=lambda path: LoFTRMatcher.from_checkpoint(
-                path, _variant(options.checkpoint or DEFAULT_CHECKPOINT), options.device, options.precision),
-        )
+    def build_tiny(self):
+        return LoFTRMatcher.tiny(self.options.seed, self.options.device)
 
-    @property
-    def checkpoint(self):
-        return self._checkpoint
+    def build_real(self, path):
+        o = self.options
+        return LoFTRMatcher.from_checkpoint(path, _variant(o.checkpoint or self.default_checkpoint), o.device, o.precision)
 
-    def decide(self, question: MCQuestion) -> Decision:
-        return self.decide_batch([question])[0]  # type: ignore[return-value]
+    def model_input(self, question: MCQuestion):
+        return _frames(question)
 
-    def decide_batch(self, questions):
-        """One batched LoFTR call for the whole batch, then the rule per question."""
-        results: list = [None] * len(questions)
-        pairs, members = [], []
-        for i, q in enumerate(questions):
-            try:
-                pairs.append(_frames(q))
-                members.append(i)
-            except Exception as exc:
-                results[i] = exc
-        for i, matches in zip(members, self.matcher(pairs) if pairs else []):
-            try:
-                results[i] = self.decision(questions[i], matches, self.rule)
-            except Exception as exc:
-                results[i] = exc
-        return results
+    def decision(self, question: MCQuestion, output: Matches) -> Decision:
+        return essential_decision(question, output, self.rule)
 
 
 class LoFTRFlow(LoFTREssential):
     specialist = "loftr_flow"
     rule = "multiview.loftr_flow"
-    decision = staticmethod(flow_decision)
+
+    def decision(self, question: MCQuestion, output: Matches) -> Decision:
+        return flow_decision(question, output, self.rule)
 
 
 def _variant(checkpoint: str) -> str:

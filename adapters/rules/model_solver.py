@@ -1,0 +1,77 @@
+"""The shape every neural solver shares: weights from `--checkpoint`, one batched model call per
+batch, the decision rule per question, and per-question failures kept per question."""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+from typing import Any, Sequence
+
+from checkpoints import CheckpointRef
+
+from ..questions import Decision, MCQuestion
+from ..solver import Solver, SolverOptions
+from .loading import load_weights
+
+
+class ModelSolver(Solver):
+    """Subclasses set `specialist`, `rule`, `default_checkpoint` and implement the four hooks."""
+
+    rule: str = ""
+    default_checkpoint: str = ""
+
+    def __init__(self, options: SolverOptions) -> None:
+        super().__init__(options)
+        self.model, self._checkpoint = load_weights(options, self.default_checkpoint, self.build_tiny, self.build_real)
+
+    @property
+    def checkpoint(self) -> CheckpointRef:
+        return self._checkpoint
+
+    @abc.abstractmethod
+    def build_tiny(self) -> Any:
+        """The random-weight test-size model (`--checkpoint tiny-random`)."""
+
+    @abc.abstractmethod
+    def build_real(self, path: Path) -> Any:
+        """The model from resolved weights at `path`."""
+
+    @abc.abstractmethod
+    def model_input(self, question: MCQuestion) -> Any:
+        """What the model needs from one question (raise QuestionError if it cannot be had)."""
+
+    @abc.abstractmethod
+    def decision(self, question: MCQuestion, output: Any) -> Decision:
+        """The rule applied to the model's output for one question."""
+
+    def run_model(self, inputs: list[Any]) -> list[Any]:
+        """One output per input; by default the model takes the list as one batch."""
+        return self.model(inputs)
+
+    def decide(self, question: MCQuestion) -> Decision:
+        (outcome,) = self.decide_batch([question])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    def decide_batch(self, questions: Sequence[MCQuestion]) -> list[Decision | Exception]:
+        """Inputs per question (a failure stays with its question), one model call, rule per question.
+
+        A failure of the model call itself propagates: the runner then retries question by
+        question, so one bad input cannot sink its batch.
+        """
+        results: list[Decision | Exception | None] = [None] * len(questions)
+        inputs, members = [], []
+        for i, question in enumerate(questions):
+            try:
+                inputs.append(self.model_input(question))
+                members.append(i)
+            except Exception as exc:
+                results[i] = exc
+        outputs = self.run_model(inputs) if inputs else []
+        for i, output in zip(members, outputs):
+            try:
+                results[i] = self.decision(questions[i], output)
+            except Exception as exc:
+                results[i] = exc
+        return results  # type: ignore[return-value]
