@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, cli_checkpoints, cli_compare, cli_markers
+from . import __version__, cli_checkpoints, cli_combo, cli_compare, cli_markers, cli_train
 
 # Errors whose message is the whole story: printed as "error: ..." without a traceback
 # (every input error of the suite is a ValueError subclass). SPECIALISTS_DEBUG=1 re-raises them.
@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_markers.add_parser(commands)
     cli_compare.add_parser(commands)
     cli_checkpoints.add_parser(commands)
+    cli_train.add_parser(commands)
+    cli_combo.add_parser(commands)
     report = commands.add_parser("report", help="tables (Markdown, CSV) and a plot from run folders")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--output", help="folder for report.md/.csv/.png (default: the run folder)")
@@ -162,7 +164,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"run": cmd_run, "ls": cmd_ls, "synth": cmd_synth, "report": cmd_report, "markers": cli_markers.handle,
-                "compare": cli_compare.handle, "checkpoints": cli_checkpoints.handle}
+                "compare": cli_compare.handle, "checkpoints": cli_checkpoints.handle,
+                "train": cli_train.handle, "combo": cli_combo.handle}
     try:
         if args.command is None:
             return cmd_default()

@@ -1,0 +1,18 @@
+"""ComBo (compositional object benchmark): factor space, reader, ComBo-lite renderer, Category
+Building questions with W2 difficulty, prototype retrieval. See SPECIALISTS.md, "ComBo"."""
+
+from .category_building import (CategoryBuildingConfig, CategoryBuildingQuestion, build_category_building,
+                                pixel_features, task_name)
+from .difficulty import LEVELS, category_distance, wasserstein2
+from .factors import DEFAULT_FACTOR_FILE, FACTOR_NAMES, ComboObject, FactorTable, FactorTableError, UnknownObjectError
+from .manifest import ComboManifest, ComboManifestError, read_manifest
+from .render import ComboLiteRenderer
+from .retrieval import prototype_scores, prototypes
+from .sources import ComboLiteSource, ManifestSource
+
+__all__ = [
+    "CategoryBuildingConfig", "CategoryBuildingQuestion", "build_category_building", "pixel_features", "task_name",
+    "LEVELS", "category_distance", "wasserstein2", "DEFAULT_FACTOR_FILE", "FACTOR_NAMES", "ComboObject",
+    "FactorTable", "FactorTableError", "UnknownObjectError", "ComboManifest", "ComboManifestError",
+    "read_manifest", "ComboLiteRenderer", "prototype_scores", "prototypes", "ComboLiteSource", "ManifestSource",
+]

@@ -1,0 +1,58 @@
+"""Category Building accuracy per difficulty level, and the table of it next to ComBo's
+published rows (Table 4 of the paper; accuracies as fractions)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from adapters.scoring import bootstrap_ci, stable_seed
+from adapters.solver import Solver
+
+from .category_building import CategoryBuildingQuestion
+from .difficulty import LEVELS
+
+# ComBo, Category Building, prototype retrieval (and GPT-4V), easy/medium/hard/expert.
+PUBLISHED: dict[str, tuple[float, float, float, float]] = {
+    "ResNet-50 (paper)": (0.98, 0.80, 0.70, 0.58),
+    "ViT-B/16 (paper)": (1.00, 0.98, 0.86, 0.66),
+    "ResNet-50 + 1 epoch 9,504-way (paper)": (1.00, 1.00, 1.00, 0.92),
+    "ViT-B/16 + 1 epoch 9,504-way (paper)": (1.00, 1.00, 0.96, 0.94),
+    "GPT-4V (paper)": (0.98, 0.92, 0.80, 0.72),
+}
+
+
+def evaluate_by_level(questions: Sequence[CategoryBuildingQuestion], solver: Solver, batch_size: int = 16,
+                      seed: int = 0) -> dict[str, dict]:
+    """level -> {"n", "accuracy", "ci95", "errors"}; a failed question counts as wrong."""
+    correct: dict[str, list[bool]] = {level: [] for level in LEVELS}
+    errors = dict.fromkeys(LEVELS, 0)
+    for start in range(0, len(questions), batch_size):
+        batch = questions[start:start + batch_size]
+        for q, decision in zip(batch, solver.decide_batch(batch)):
+            if isinstance(decision, Exception):
+                errors[q.level] += 1
+                correct[q.level].append(False)
+            else:
+                correct[q.level].append(decision.pred == q.gold)
+    out = {}
+    for level in LEVELS:
+        values = correct[level]
+        out[level] = {"n": len(values), "accuracy": sum(values) / len(values) if values else None,
+                      "ci95": bootstrap_ci(values, stable_seed("combo", level, seed)), "errors": errors[level]}
+    return out
+
+
+def markdown_table(rows: Mapping[str, Mapping[str, dict]], with_published: bool = True) -> str:
+    """Rows name -> level results (from evaluate_by_level) as a Markdown table in percent,
+    followed by the published reference rows."""
+    lines = ["| model | " + " | ".join(LEVELS) + " |", "|---|" + "---:|" * len(LEVELS)]
+    for name, levels in rows.items():
+        cells = []
+        for level in LEVELS:
+            r = levels[level]
+            cells.append("n/a" if r["accuracy"] is None else f"{100 * r['accuracy']:.1f} (n={r['n']})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if with_published:
+        for name, values in PUBLISHED.items():
+            lines.append(f"| {name} | " + " | ".join(f"{100 * v:.0f}" for v in values) + " |")
+    return "\n".join(lines)

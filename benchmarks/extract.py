@@ -1,0 +1,350 @@
+"""Extraction throughput: the naive reference-style loop against the engine, in the same run.
+
+    python -m benchmarks.extract [--case NAME ...] [--quick] [--device cpu|cuda] [--dtype fp32|bf16|fp16]
+                                 [--compile] [--batch-size N]
+
+One JSON line per case: case, device, dtype, batch_size, naive_img_s (per-image fp32 loop: PIL
+decode + the reference transforms, as the published scripts do), engine_img_s (the engine from
+the same encoded bytes), speedup, gflop_per_img (torch.utils.flop_counter.FlopCounterMode on one
+engine batch), gflops (achieved by the engine), peak_gflops (measured matmul of the engine's dtype
+on this machine), roofline_fraction, peak_mem_mb (CUDA: max allocated; CPU: process max RSS).
+Every model has its real architecture and random weights: nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import resource
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+from PIL import Image
+
+from specialists.engine import DTYPES, Engine, ImageRequest, ModelSpec, Preprocess, encode_image
+from specialists.feature_cache import FeatureCache
+
+
+@dataclass
+class Case:
+    """spec: what the engine runs; naive: one encoded image -> output, reference style (fp32);
+    images: encoded inputs; n_naive / n_engine: images timed for each."""
+
+    spec: ModelSpec
+    naive: Callable[[bytes], torch.Tensor]
+    images: list[bytes]
+    n_naive: int
+    n_engine: int
+    source: str
+    extra: dict = field(default_factory=dict)
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def make_images(n: int, height: int, width: int, fmt: str, seed: int = 0) -> list[bytes]:
+    """Smooth random pictures (noise would make JPEG decode unrealistically slow), encoded."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        small = rng.integers(0, 255, (height // 16 + 1, width // 16 + 1, 3), dtype=np.uint8)
+        img = np.asarray(Image.fromarray(small).resize((width, height), Image.BICUBIC))
+        grain = rng.integers(-8, 8, img.shape)
+        out.append(encode_image(np.clip(img + grain, 0, 255).astype(np.uint8), fmt))
+    return out
+
+
+def peak_matmul_gflops(device: torch.device, dtype: torch.dtype) -> float:
+    """Best of several timed square matmuls of `dtype` (best-of: the CPU here is shared)."""
+    n = 8192 if device.type == "cuda" else 1024
+    a = torch.randn(n, n, device=device).to(dtype)
+    b = torch.randn(n, n, device=device).to(dtype)
+    reps = 10 if device.type == "cuda" else 2
+    for _ in range(3):
+        a @ b
+    best = 0.0
+    for _ in range(5):
+        _sync(device)
+        start = time.perf_counter()
+        for _ in range(reps):
+            a @ b
+        _sync(device)
+        best = max(best, 2 * n**3 * reps / (time.perf_counter() - start) / 1e9)
+    return best
+
+
+def flops_per_image(spec: ModelSpec, device: torch.device, dtype: torch.dtype, image: bytes) -> float:
+    """FLOPs of the engine's forward on one image (FlopCounterMode counts 2 per multiply-add)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    engine = Engine([ModelSpec(**{**vars(spec), "compile": False, "batch_size": 1})], device=device,
+                    precision=[k for k, v in DTYPES.items() if v == dtype][0])
+    counter = FlopCounterMode(display=False)
+    with counter:
+        engine.run([ImageRequest(0, spec.name, image)])
+    return float(counter.get_total_flops())
+
+
+# -- cases ------------------------------------------------------------------------------------
+
+
+def _timm_case(name: str, arch: str, fmt: str, device, quick: bool, batch_size: int) -> Case:
+    import timm
+    from timm.data import create_transform, resolve_data_config
+
+    torch.manual_seed(0)
+    model = timm.create_model(arch, pretrained=False, num_classes=1000).eval()
+    config = resolve_data_config({}, model=model)
+    reference_transform = create_transform(**config)  # timm's eval transform: what reference scripts use
+    side = config["input_size"][-1]
+    preprocess = Preprocess(size=int(side / config["crop_pct"]), crop=side, mean=tuple(config["mean"]),
+                            std=tuple(config["std"]), interpolation=config["interpolation"])
+    naive_model = timm.create_model(arch, pretrained=False, num_classes=1000).eval().to(device)
+    naive_model.load_state_dict(model.state_dict())
+
+    def naive(data: bytes) -> torch.Tensor:
+        img = Image.open(io.BytesIO(data)).convert("RGB")
+        x = reference_transform(img).unsqueeze(0).to(device)
+        return naive_model(x)[0].cpu()
+
+    cuda = device.type == "cuda"
+    n_images = 2048 if cuda else (32 if quick else 128)
+    images = make_images(min(n_images, 512), 240, 320, fmt)
+    spec = ModelSpec(name, model, preprocess, batch_size=batch_size, channels_last=arch.startswith("resnet"),
+                     checkpoint_sha256=f"random:{arch}", layer="logits")
+    return Case(spec, naive, images, n_naive=32 if cuda else (4 if quick else 16),
+                n_engine=(8192 if not quick else 2048) if cuda else n_images, source=f"{fmt} 320x240")
+
+
+def _depth_anything_case(device, quick: bool, batch_size: int) -> Case:
+    from transformers import DepthAnythingConfig, DepthAnythingForDepthEstimation, Dinov2Config, DPTImageProcessor
+
+    torch.manual_seed(0)
+    backbone = Dinov2Config(  # ViT-S/14, as in depth-anything-small
+        hidden_size=384, num_hidden_layers=12, num_attention_heads=6, intermediate_size=1536, patch_size=14,
+        image_size=518, out_indices=[9, 10, 11, 12], reshape_hidden_states=False,
+    )
+    config = DepthAnythingConfig(backbone_config=backbone, reassemble_hidden_size=384, patch_size=14,
+                                 neck_hidden_sizes=[48, 96, 192, 384], fusion_hidden_size=64, head_hidden_size=32,
+                                 depth_estimation_type="relative")
+    model = DepthAnythingForDepthEstimation(config).eval()
+    processor = DPTImageProcessor(do_resize=True, size={"height": 518, "width": 518}, keep_aspect_ratio=True,
+                                  ensure_multiple_of=14, resample=Image.BICUBIC, do_normalize=True,
+                                  image_mean=[0.485, 0.456, 0.406], image_std=[0.229, 0.224, 0.225], do_pad=False)
+    naive_model = DepthAnythingForDepthEstimation(config).eval().to(device)
+    naive_model.load_state_dict(model.state_dict())
+
+    def naive(data: bytes) -> torch.Tensor:
+        img = Image.open(io.BytesIO(data)).convert("RGB")
+        pixels = processor(images=img, return_tensors="pt")["pixel_values"].to(device)
+        return naive_model(pixel_values=pixels).predicted_depth[0].cpu()
+
+    def forward(module, x):
+        return module(pixel_values=x).predicted_depth  # (B, h, w)
+
+    cuda = device.type == "cuda"
+    spec = ModelSpec("depth_anything_vits", model,
+                     Preprocess(size=518, multiple_of=14, interpolation="bicubic"), forward=forward,
+                     batch_size=batch_size, checkpoint_sha256="random:depth-anything-vits", layer="predicted_depth")
+    images = make_images(64 if cuda else 4, 480, 640, "JPEG")
+    return Case(spec, naive, images, n_naive=16 if cuda else 2, n_engine=(512 if not quick else 128) if cuda else 4,
+                source="JPEG 640x480")
+
+
+class _Stop(Exception):
+    def __init__(self, output):
+        self.output = output
+
+
+def _unet_until(unet, sample, t, context, up_ft_index):
+    """The UNet run only through up-block `up_ft_index` (DIFT's truncation)."""
+
+    def stop(_m, _i, output):
+        raise _Stop(output)
+
+    handle = unet.up_blocks[up_ft_index].register_forward_hook(stop)
+    try:
+        unet(sample, t, encoder_hidden_states=context)
+    except _Stop as done:
+        return done.output
+    finally:
+        handle.remove()
+    raise RuntimeError("UNet finished before the requested up-block")
+
+
+class _DiftParts(torch.nn.Module):
+    def __init__(self, vae, unet):
+        super().__init__()
+        self.vae, self.unet = vae, unet
+
+
+def _dift_case(device, quick: bool, batch_size: int) -> Case:
+    from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
+
+    cuda = device.type == "cuda"
+    torch.manual_seed(0)
+    if cuda:  # Stable Diffusion 2.1's UNet and VAE shapes, random weights
+        size, cross = 768, 1024
+        with torch.device(device):
+            unet = UNet2DConditionModel(sample_size=96, block_out_channels=(320, 640, 1280, 1280), layers_per_block=2,
+                                        attention_head_dim=(5, 10, 20, 20), cross_attention_dim=cross,
+                                        use_linear_projection=True)
+            vae = AutoencoderKL(block_out_channels=(128, 256, 512, 512), down_block_types=("DownEncoderBlock2D",) * 4,
+                                up_block_types=("UpDecoderBlock2D",) * 4, layers_per_block=2, latent_channels=4,
+                                sample_size=size)
+    else:  # the same classes at small widths: 2 CPU cores
+        size, cross = 256, 256
+        unet = UNet2DConditionModel(sample_size=32, block_out_channels=(64, 128, 256, 256), layers_per_block=1,
+                                    attention_head_dim=8, cross_attention_dim=cross)
+        vae = AutoencoderKL(block_out_channels=(32, 64, 128, 128), down_block_types=("DownEncoderBlock2D",) * 4,
+                            up_block_types=("UpDecoderBlock2D",) * 4, layers_per_block=1, latent_channels=4,
+                            sample_size=size)
+    scheduler = DDIMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear")
+    parts = _DiftParts(vae.eval(), unet.eval()).to(device)
+    context = torch.zeros(1, 77, cross, device=device)  # the cached empty-prompt embedding stands in here
+    ensemble, t_step, up_ft_index = 8, 261, 1
+
+    def naive(data: bytes) -> torch.Tensor:
+        """Reference DIFT: per image, fp32, the image copied 8 times and each copy VAE-encoded."""
+        img = Image.open(io.BytesIO(data)).convert("RGB").resize((size, size), Image.BILINEAR)
+        x = torch.from_numpy(np.array(img)).permute(2, 0, 1).float().div(127.5).sub(1)[None].to(device)
+        x = x.repeat(ensemble, 1, 1, 1)
+        latents = parts.vae.encode(x).latent_dist.sample() * parts.vae.config.scaling_factor
+        t = torch.tensor([t_step], device=device)
+        noisy = scheduler.add_noise(latents, torch.randn_like(latents), t)
+        feats = _unet_until(parts.unet, noisy, t.expand(ensemble), context.expand(ensemble, -1, -1), up_ft_index)
+        return feats.mean(0).cpu()
+
+    def forward(module, x):
+        """Engine DIFT: a batch, ONE VAE encoding per image, 8 posterior draws, seeded noise."""
+        generator = torch.Generator(x.device).manual_seed(0)
+        posterior = module.vae.encode(x).latent_dist
+        b = x.shape[0]
+        mean = posterior.mean.repeat_interleave(ensemble, 0)
+        std = posterior.std.repeat_interleave(ensemble, 0)
+        latents = (mean + std * torch.randn(mean.shape, generator=generator, device=x.device, dtype=mean.dtype))
+        latents = latents * module.vae.config.scaling_factor
+        t = torch.tensor([t_step], device=x.device)
+        noise = torch.randn(latents.shape, generator=generator, device=x.device, dtype=latents.dtype)
+        noisy = scheduler.add_noise(latents, noise, t)
+        feats = _unet_until(module.unet, noisy, t.expand(b * ensemble), context.expand(b * ensemble, -1, -1), up_ft_index)
+        return feats.float().view(b, ensemble, *feats.shape[1:]).mean(1)
+
+    spec = ModelSpec("dift_ensemble8", parts, Preprocess(size=size, mode="square", mean=(0.5,) * 3, std=(0.5,) * 3),
+                     forward=forward, batch_size=batch_size, checkpoint_sha256="random:dift", layer="up1-t261-e8",
+                     random_draw="seeded")
+    images = make_images(16 if cuda else 4, 480, 640, "JPEG")
+    return Case(spec, naive, images, n_naive=4 if cuda else 2, n_engine=(64 if not quick else 16) if cuda else 4,
+                source="JPEG 640x480", extra={"image_size": size, "ensemble": ensemble})
+
+
+DEFAULT_BATCH = {  # (cpu, cuda)
+    "resnet50": (16, 256), "vit_b16": (16, 256), "depth_anything_vits": (2, 32), "dift_ensemble8": (2, 4),
+    "cache_resnet50": (16, 256),
+}
+CASES = list(DEFAULT_BATCH)
+
+
+def build(case: str, device, quick: bool, batch_size: int) -> Case:
+    if case in ("resnet50", "cache_resnet50"):
+        return _timm_case(case, "resnet50", "JPEG", device, quick, batch_size)
+    if case == "vit_b16":
+        return _timm_case(case, "vit_base_patch16_224", "PNG", device, quick, batch_size)
+    if case == "depth_anything_vits":
+        return _depth_anything_case(device, quick, batch_size)
+    if case == "dift_ensemble8":
+        return _dift_case(device, quick, batch_size)
+    raise ValueError(f"unknown case {case!r}; choose from {', '.join(CASES)}")
+
+
+def _requests(case: Case, n: int, tag: str) -> list[ImageRequest]:
+    return [ImageRequest(f"{tag}{i}", case.spec.name, case.images[i % len(case.images)]) for i in range(n)]
+
+
+def _peak_mem_mb(device: torch.device) -> float:
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def run_case(name: str, device: torch.device, precision: str, quick: bool, compile_: bool, batch_size: int | None) -> dict:
+    bs = batch_size or DEFAULT_BATCH[name][device.type == "cuda"]
+    case = build(name, device, quick, bs)
+    case.spec.compile = compile_
+    dtype = DTYPES[precision]
+    with torch.no_grad():
+        case.naive(case.images[0])  # warm-up
+        _sync(device)
+        start = time.perf_counter()
+        for i in range(case.n_naive):
+            case.naive(case.images[i % len(case.images)])
+        _sync(device)
+        naive_img_s = case.n_naive / (time.perf_counter() - start)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    row = {"case": name, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu x{torch.get_num_threads()}",
+           "dtype": precision, "batch_size": bs, "source": case.source, **case.extra}
+    if name.startswith("cache_"):
+        with tempfile.TemporaryDirectory() as root:
+            requests = _requests(case, case.n_engine, "r")
+            cold_engine = Engine([case.spec], device=device, precision=precision, cache=FeatureCache(root))
+            start = time.perf_counter()
+            cold_engine.run(requests)
+            cold = len(requests) / (time.perf_counter() - start)
+            warm_engine = Engine([case.spec], device=device, precision=precision, cache=FeatureCache(root))
+            start = time.perf_counter()
+            warm_engine.run(requests)
+            cached = len(requests) / (time.perf_counter() - start)
+        row.update(naive_img_s=round(naive_img_s, 2), cold_img_s=round(cold, 2), cached_img_s=round(cached, 2),
+                   engine_img_s=round(cached, 2), speedup=round(cached / naive_img_s, 2),
+                   cached_over_cold=round(cached / cold, 2), cache_hits=warm_engine.stats.cache_hits,
+                   gflops=None, peak_gflops=None, roofline_fraction=None, peak_mem_mb=round(_peak_mem_mb(device), 1))
+        return row
+    engine = Engine([case.spec], device=device, precision=precision)
+    engine.run(_requests(case, min(bs, case.n_engine), "w"))  # warm-up (and compile)
+    requests = _requests(case, case.n_engine, "r")
+    _sync(device)
+    start = time.perf_counter()
+    engine.run(requests)
+    engine_img_s = len(requests) / (time.perf_counter() - start)
+    peak_mem = _peak_mem_mb(device)
+    flops = flops_per_image(case.spec, device, dtype, case.images[0])
+    peak = peak_matmul_gflops(device, dtype)
+    achieved = flops * engine_img_s / 1e9
+    row.update(naive_img_s=round(naive_img_s, 2), engine_img_s=round(engine_img_s, 2),
+               speedup=round(engine_img_s / naive_img_s, 2), gflop_per_img=round(flops / 1e9, 3),
+               gflops=round(achieved, 1), peak_gflops=round(peak, 1), roofline_fraction=round(achieved / peak, 3),
+               peak_mem_mb=round(peak_mem, 1), n_naive=case.n_naive, n_engine=case.n_engine,
+               oom_backoffs=len(engine.stats.oom_backoffs), compile=compile_)
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.extract", description=__doc__.split("\n")[0])
+    parser.add_argument("--case", nargs="+", choices=CASES, default=CASES)
+    parser.add_argument("--quick", action="store_true", help="fewer images: each CPU case within a minute")
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default=None,
+                        help="engine precision (default bf16 on CUDA, fp32 on CPU)")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the engine's model")
+    parser.add_argument("--batch-size", type=int, default=None)
+    args = parser.parse_args(argv)
+    device = torch.device(args.device)
+    precision = args.dtype or ("bf16" if device.type == "cuda" else "fp32")
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+    for name in args.case:
+        print(json.dumps(run_case(name, device, precision, args.quick, args.compile, args.batch_size)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""The feature cache: one safetensors file per (checkpoint, preprocessing, layer, image) output.
+
+Key parts: checkpoint sha256, the preprocessing's description, the layer or preset, and the
+image's content hash; any part changing gives a new entry. Files are written to a temporary name
+and renamed into place (`os.replace` is atomic on POSIX), so a killed process leaves either the
+old entry, the new one, or a stray temporary file that the next start removes: never a torn
+entry. A file that fails to load anyway is dropped and counted as a miss.
+
+Modes (`--cache`): "off" (neither read nor written), "read" (hits are read, misses written),
+"refresh" (everything recomputed and rewritten). The cache holds at most `max_bytes`; beyond
+that the least recently used entries (file mtime, touched on every hit) are evicted.
+Outputs that depend on an unseeded random draw are refused: they are not a function of the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+CacheMode = Literal["off", "read", "refresh"]
+MODES = ("off", "read", "refresh")
+_SINGLE = "__output__"  # the tensor name when an output is one tensor rather than a dict
+
+
+class UnseededOutputError(ValueError):
+    """An output drawn from unseeded noise was offered to the cache."""
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """checkpoint_sha256: the weights' hash; preprocessing: how pixels became the input;
+    layer: layer / preset name; image_sha256: the image's content hash."""
+
+    checkpoint_sha256: str
+    preprocessing: str
+    layer: str
+    image_sha256: str
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
+
+
+class FeatureCache:
+    """root: cache folder (created); max_bytes: size bound; mode: off | read | refresh."""
+
+    def __init__(self, root: str | Path, max_bytes: int = 10 * 2**30, mode: CacheMode = "read") -> None:
+        if mode not in MODES:
+            raise ValueError(f"cache mode {mode!r} is not one of {', '.join(MODES)}")
+        if max_bytes <= 0:
+            raise ValueError(f"cache max_bytes must be positive, got {max_bytes}")
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        self.mode: CacheMode = mode
+        self.evictions = 0
+        self._sizes: dict[Path, int] = {}
+        self._last_used: dict[Path, int] = {}  # ns; from mtime at start, then kept in memory
+        self._clock = 0
+        for stray in self.root.glob("*/.tmp-*"):  # left by a killed writer
+            stray.unlink(missing_ok=True)
+        for path in self.root.glob("*/*.safetensors"):
+            stat = path.stat()
+            self._sizes[path] = stat.st_size
+            self._last_used[path] = stat.st_mtime_ns
+
+    def path(self, key: CacheKey) -> Path:
+        digest = key.digest()
+        return self.root / digest[:2] / f"{digest}.safetensors"
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self._sizes.values())
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    def get(self, key: CacheKey) -> torch.Tensor | dict[str, torch.Tensor] | None:
+        """The stored output, or None on a miss (and always in modes off / refresh)."""
+        if self.mode != "read":
+            return None
+        path = self.path(key)
+        if not path.is_file():
+            return None
+        try:
+            tensors = load_file(path)
+        except (SafetensorError, OSError, ValueError):
+            self._drop(path)  # unreadable: recompute rather than fail the run
+            return None
+        os.utime(path)  # recency for eviction, seen by the next process too
+        self._touch(path)
+        if set(tensors) == {_SINGLE}:
+            return tensors[_SINGLE]
+        return tensors
+
+    def put(self, key: CacheKey, output: torch.Tensor | dict[str, torch.Tensor], *, unseeded_random: bool = False) -> None:
+        """Store `output` (a tensor or a dict of tensors) under `key` (no-op in mode off)."""
+        if unseeded_random:
+            raise UnseededOutputError(
+                f"refusing to cache {key.layer or 'an output'} of checkpoint {key.checkpoint_sha256[:12]}: it depends on an "
+                "unseeded random draw, so the same key would not give the same output; pass a seed"
+            )
+        if self.mode == "off":
+            return
+        tensors = {_SINGLE: output} if isinstance(output, torch.Tensor) else dict(output)
+        tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in tensors.items()}
+        path = self.path(key)
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        os.close(fd)
+        try:
+            save_file(tensors, tmp, metadata={k: str(v) for k, v in asdict(key).items()})
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        self._sizes[path] = path.stat().st_size
+        self._touch(path)
+        self._evict()
+
+    def _touch(self, path: Path) -> None:
+        # strictly increasing even when the wall clock's resolution is coarse
+        self._clock = max(time.time_ns(), self._clock + 1)
+        self._last_used[path] = self._clock
+
+    def _drop(self, path: Path) -> None:
+        path.unlink(missing_ok=True)
+        self._sizes.pop(path, None)
+        self._last_used.pop(path, None)
+
+    def _evict(self) -> None:
+        """Remove least recently used entries until the cache fits in max_bytes."""
+        total = self.total_bytes
+        if total <= self.max_bytes:
+            return
+        for path in sorted(self._sizes, key=lambda p: self._last_used.get(p, 0)):
+            if total <= self.max_bytes:
+                break
+            total -= self._sizes[path]
+            self._drop(path)
+            self.evictions += 1
