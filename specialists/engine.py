@@ -33,8 +33,8 @@ import torchvision.transforms.v2.functional as TF
 from PIL import Image
 
 from .feature_cache import CacheKey, FeatureCache
+from .precision import DTYPES
 
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 ImageInput = bytes | torch.Tensor | Image.Image
 Output = torch.Tensor | dict[str, torch.Tensor]
 
