@@ -23,10 +23,6 @@ import numpy as np
 RADII = tuple(np.arange(4.0, 17.0, 1.0))  # ring kernels; drawn radii 5-15 px, with a margin
 MIN_CONTRAST = 14.0  # Lab units a ring must differ from both its sides (after the variance penalty)
 MAX_CANDIDATES = 60
-RING_MARGIN = 1.5  # px past a ring's outer edge that count as ring, not label
-# (low, high, join): hysteresis levels of text-likeness and whether 1 px gaps are bridged; the
-# strict level separates a glyph from scene blobs of the ring's colour that touch it
-INK_LEVELS = ((0.28, 0.62, True), (0.5, 0.8, False))
 
 
 @dataclass(frozen=True)
@@ -236,16 +232,9 @@ def _words_from_mask(soft: np.ndarray, origin: tuple[int, int], polarity: str, b
     soft: (h, w) text-likeness in [0, 1] (0 where text cannot be); each Word carries it,
     restricted to its components, as its mask.
     """
-    words: list[Word] = []
-    for low, high, join in INK_LEVELS:
-        words.extend(_words_at_level(soft, origin, polarity, box_rect, low, high, join))
-    return words
-
-
-def _words_at_level(soft, origin, polarity, box_rect, low, high, join) -> list[Word]:
     ox, oy = origin
-    mask = _hysteresis(soft, low, high).astype(np.uint8)
-    joined = cv2.dilate(mask, np.ones((2, 2), np.uint8)) if join else mask
+    mask = _hysteresis(soft, 0.28, 0.62)
+    joined = cv2.dilate(mask.astype(np.uint8), np.ones((2, 2), np.uint8))
     n, comp_ids, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     comps = []
     for i in range(1, n):
@@ -279,35 +268,20 @@ def _words_at_level(soft, origin, polarity, box_rect, low, high, join) -> list[W
     return words
 
 
-def _background_without_ink(patch: np.ndarray, ink: np.ndarray, contrast: float, sigma: float = 5.0) -> np.ndarray:
-    """(h, w, 3) Lab -> (h, w, 3) Lab estimate of the scene behind drawings of colour `ink`.
-
-    A Gaussian average over pixels weighted by how unlike the ink they are (0 below 35% of the
-    ring's contrast to its surroundings, 1 above 75%): bold strokes, which defeat a median, drop
-    out of their own background. Where a neighbourhood has no such pixel, a 5x5 median stands in.
-    """
-    dist = np.sqrt(((patch - ink) ** 2).sum(axis=2))
-    weight = np.clip((dist - 0.35 * contrast) / (0.4 * contrast), 0, 1).astype(np.float32)
-    norm = cv2.GaussianBlur(weight, (0, 0), sigma)
-    summed = cv2.GaussianBlur(patch * weight[..., None], (0, 0), sigma)
-    background = summed / np.maximum(norm, 1e-6)[..., None]
-    median = np.dstack([cv2.medianBlur(np.ascontiguousarray(patch[..., i]), 5) for i in range(3)])
-    return np.where((norm > 0.05)[..., None], background, median).astype(np.float32)
-
-
 def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], reach: int) -> list[Word]:
     """Words written in the ring's colour within `reach` px of `circle`, ring pixels excluded.
 
-    A pixel is text when its colour lies well on the way from the local background (see
-    _background_without_ink) towards the ring colour, and not far off that line: thin anti-aliased or
-    JPEG-smeared strokes keep that, while a fixed colour distance loses them on backgrounds close
-    to the ring colour.
+    A pixel is text when its colour lies well on the way from the local background (a median
+    of medians, which thin strokes do not survive) towards the ring colour, and not far off that
+    line: thin anti-aliased or JPEG-smeared strokes keep that, while a fixed colour distance
+    loses them on backgrounds close to the ring colour.
     """
     H, W = lab.shape[:2]
     x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
     x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
     patch = lab[y0:y1, x0:x1]
-    background = _background_without_ink(patch, np.float32(circle.lab), circle.contrast)
+    background = np.dstack([cv2.medianBlur(np.ascontiguousarray(patch[..., i]), 5) for i in range(3)])
+    background = np.dstack([cv2.medianBlur(np.ascontiguousarray(background[..., i]), 5) for i in range(3)])
     towards = np.float32(circle.lab) - background
     length2 = np.maximum((towards ** 2).sum(axis=2), 1e-3)
     offset = patch - background
@@ -317,9 +291,7 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
     soft = np.clip(t / 0.72, 0, 1).astype(np.float32) * on_line
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     for c in circles:  # drop every given ring (and its inside) so only the text is left
-        # 1.5 px past the ring's measured edge: its anti-aliased, JPEG-smeared rim would
-        # otherwise join a label drawn 1-4 px away (the label loses at most a sliver)
-        soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + RING_MARGIN] = 0
+        soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + 0.5] = 0
     return _words_from_mask(soft, (x0, y0), "colour")
 
 
