@@ -235,7 +235,7 @@ def run(config: RunConfig) -> dict[str, Any]:
         tasks = [t for t in tasks if t in get(bare[0]).tasks]  # "run sift" = every task sift answers
         if not tasks:
             raise ValueError(f"specialist {bare[0]!r} answers none of the tasks in {reader.root}")
-    assignment = assign(tasks, config.specialist)
+    assignment = assign(tasks, config.specialist, weight_free=config.benchmark == "synthetic")
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")

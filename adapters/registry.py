@@ -37,9 +37,19 @@ class SpecialistSpec:
 
 
 _REGISTRY: dict[str, SpecialistSpec] = {}
-# The specialist a task uses when the user names none (the best weight-free one measured on the
-# synthetic benchmark); tasks missing here use `random`.
-DEFAULT_FOR_TASK: dict[str, str] = {
+# The specialist a task uses when the user names none. On BLINK: the paper's (Table 2); on the
+# synthetic benchmark (the embedded default, which must run without weights): the best
+# weight-free one. Tasks missing here use `random`.
+PAPER_DEFAULTS: dict[str, str] = {
+    "Visual_Correspondence": "dift",
+    "Semantic_Correspondence": "dift",
+    "Functional_Correspondence": "dift",
+    "Relative_Depth": "depth_anything",
+    "Multi-view_Reasoning": "loftr",
+    "Forensic_Detection": "dire",
+    "Relative_Reflectance": "ordinal_shading",
+}
+WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Visual_Correspondence": "sift",
     "Multi-view_Reasoning": "essential",
     "Relative_Reflectance": "retinex",
@@ -106,6 +116,11 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("dire_error", ("Forensic_Detection",), "neural",
                             "DIRE reconstruction error alone (no classifier; lower error = generated)",
                             _lazy(".rules.forensic", "DireReconstructionError"), default_checkpoint="adm-256-uncond"))
+    register(SpecialistSpec("ordinal_shading", ("Relative_Reflectance",), "neural",
+                            "ordinal shading v1 (MiDaS-style ordinal + intrinsic nets), linear albedo at the points, "
+                            "IIW rule (delta 0.10)",
+                            _lazy(".rules.ordinal_reflectance", "OrdinalShadingReflectance"),
+                            default_checkpoint="ordinal-shading-v1"))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))
@@ -132,15 +147,17 @@ def serving(task: str) -> list[SpecialistSpec]:
     return [spec for spec in all_specs() if task in spec.tasks]
 
 
-def default_for(task: str) -> SpecialistSpec:
-    return get(DEFAULT_FOR_TASK.get(task, "random"))
+def default_for(task: str, weight_free: bool = False) -> SpecialistSpec:
+    defaults = WEIGHT_FREE_DEFAULTS if weight_free else PAPER_DEFAULTS
+    return get(defaults.get(task, "random"))
 
 
-def assign(tasks: list[str], choices: list[str] | None) -> dict[str, SpecialistSpec]:
+def assign(tasks: list[str], choices: list[str] | None, weight_free: bool = False) -> dict[str, SpecialistSpec]:
     """Which specialist answers each task, from `--specialist NAME | TASK=NAME ...`.
 
     A bare NAME applies to every task not named in a TASK=NAME pair; tasks named by neither use
-    their default. A specialist that does not serve a task it is given is an error, not a skip.
+    their default (`default_for`). A specialist that does not serve a task it is given is an
+    error, not a skip.
     """
     from .tasks import canonical_task
 
@@ -160,7 +177,7 @@ def assign(tasks: list[str], choices: list[str] | None) -> dict[str, SpecialistS
     assignment = {}
     for task in tasks:
         name = per_task.get(task, everywhere)
-        spec = get(name) if name else default_for(task)
+        spec = get(name) if name else default_for(task, weight_free)
         if task not in spec.tasks:
             others = ", ".join(s.name for s in serving(task))
             raise ValueError(f"specialist {spec.name!r} does not answer {task}; specialists for it: {others}")

@@ -119,7 +119,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
     weights = {row["name"]: row["status"] for row in cli_checkpoints.status_rows()}
     tasks = [
         {"task": t.name, "n_val": t.n_val, "n_test": t.n_test,
-         "default": registry.default_for(t.name).name, "specialists": [s.name for s in registry.serving(t.name)]}
+         "default": registry.default_for(t.name).name, "default_weight_free": registry.default_for(t.name, True).name,
+         "specialists": [s.name for s in registry.serving(t.name)]}
         for t in BLINK_TASKS
     ]
     specialists = [
@@ -135,9 +136,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
     for s in specialists:
         served = "all BLINK tasks" if len(s["tasks"]) == len(BLINK_TASKS) else ", ".join(s["tasks"])
         print(f"  {s['name']:<18} {s['kind']:<9} {s['summary']}; weights: {s['checkpoint_status']}; answers: {served}")
-    print("\nTasks (val/test questions; default specialist; all that answer it):")
+    print("\nTasks (val/test questions; default on BLINK (the paper's); default without weights (synthetic); all):")
     for t in tasks:
-        print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} default {t['default']:<16} {', '.join(t['specialists'])}")
+        print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} {t['default']:<16} {t['default_weight_free']:<16} {', '.join(t['specialists'])}")
     return 0
 
 

@@ -77,3 +77,32 @@ def test_from_pretrained_reads_a_diffusers_folder(dift, tmp_path):
     with pytest.raises(ValueError, match="no unet/"):
         (tmp_path / "unet").rename(tmp_path / "unet_gone")
         DiftFeaturizer.from_pretrained(tmp_path)
+
+
+def test_encode_once_matches_the_n_encode_reference_in_distribution(dift):
+    """The reference code VAE-encodes each of the N copies (a fresh posterior sample each); we
+    encode once and draw N posterior samples. Both estimate the same expected feature: our mean
+    must sit as close to the reference's as two reference runs sit to each other."""
+    image = _images(1)
+    preset = DiftPreset(64, 261, 1, 192)
+
+    def reference(seed):
+        x = dift.preprocess(image, 64).repeat(preset.ensemble, 1, 1, 1)
+        g = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            latents = dift.vae.encode(x).latent_dist.sample(generator=g) * dift.vae.config.scaling_factor
+            t = torch.full((preset.ensemble,), preset.t, dtype=torch.long)
+            noisy = dift.scheduler.add_noise(latents, torch.randn(latents.shape, generator=g), t)
+            context = dift.prompt_embedding("").repeat(preset.ensemble, 1, 1)
+            return dift._unet_until(noisy, t, context, preset.up_ft_index).mean(0)
+
+    def gap(a, b):
+        return float((a - b).norm() / b.norm())
+
+    ref_a, ref_b = reference(11), reference(12)
+    ours = dift(image, preset, seed=3)[0].features
+    monte_carlo = gap(ref_b, ref_a)
+    assert gap(ours, ref_a) < 1.5 * monte_carlo + 0.01
+    # the check can fail: a wrong estimator (another timestep) lands well outside that band
+    wrong = dift(image, DiftPreset(64, 900, 1, 192), seed=3)[0].features
+    assert gap(wrong, ref_a) > 2 * monte_carlo

@@ -91,7 +91,7 @@ def test_cli_synth_then_run_on_it(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "syn" / "Relative_Reflectance" / "val-00000-of-00001.parquet").exists()
     done = cli("run", "--benchmark", "blink", "--blink-root", tmp_path / "syn", "--output-dir", tmp_path / "out",
-               "--markers", tmp_path / "syn" / "markers.jsonl")
+               "--markers", tmp_path / "syn" / "markers.jsonl", "--specialist", "retinex")
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["tasks"]["Relative_Reflectance"]["specialist"] == "retinex"

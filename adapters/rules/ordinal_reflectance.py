@@ -1,0 +1,41 @@
+"""Relative reflectance from ordinal shading (Careaga & Aksoy): the IIW rule on its linear albedo.
+
+The networks see the scene with its markers inpainted; the points are read from the drawn
+markers; `reflectance_decision` compares the median albedo luminance over a small disc at A and
+B with the IIW threshold and maps the options by their text.
+"""
+
+from __future__ import annotations
+
+from specialists.outputs import IntrinsicLayers
+
+from ..questions import Decision, MCQuestion
+from .model_solver import ModelSolver
+from .points import scene_image
+from .reflectance import reflectance_decision
+
+
+class OrdinalShadingReflectance(ModelSolver):
+    """`reflectance.ordinal_shading_iid`: ordinal-shading v1 albedo at A and B, IIW rule (delta 0.10)."""
+
+    specialist = "ordinal_shading"
+    rule = "reflectance.ordinal_shading_iid"
+    default_checkpoint = "ordinal-shading-v1"
+
+    def build_tiny(self):
+        from specialists.ordinal_shading import OrdinalShading
+
+        o = self.options
+        return OrdinalShading.tiny(o.seed, o.device, o.precision, o.batch_size)
+
+    def build_real(self, path):
+        from specialists.ordinal_shading import OrdinalShading
+
+        o = self.options
+        return OrdinalShading.from_checkpoint(path, device=o.device, precision=o.precision, batch_size=o.batch_size)
+
+    def model_input(self, question: MCQuestion):
+        return scene_image(question, 0)
+
+    def decision(self, question: MCQuestion, output: IntrinsicLayers) -> Decision:
+        return reflectance_decision(question, output, self.rule)

@@ -1,0 +1,186 @@
+"""Ordinal shading: official key layout loads strictly, the v1 pipeline's algebra, the runner path.
+
+The official layout is written here WITHOUT our module: the encoders' keys come from the models
+the official code built them from (torchvision's ResNeXt-101 32x8d, which torch.hub's WSL
+model is; the TF EfficientNet-Lite3 that gen-efficientnet and timm share), remapped the way
+MiDaS `_make_resnet_backbone` / `_make_efficientnet_backbone` wrap them; the decoder keys and
+shapes are listed from the official MidasNet / MidasNet_small constructors.
+"""
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from specialists.ordinal_shading import MidasNetSmall, OrdinalShading, equalize
+
+# --- the official layout, built independently -----------------------------------------------------
+
+
+def _remap(state: dict, prefixes: dict[str, str]) -> dict:
+    out = {}
+    for key, shape in state.items():
+        for old, new in prefixes.items():
+            if key.startswith(old):
+                out[new + key[len(old):]] = shape
+                break
+    return out
+
+
+def _decoder(widths_in, widths_out, fusion_out, head_in, head_hidden) -> dict:
+    """scratch.* shapes of a MiDaS decoder: *_rn convs, refinenet units, output_conv 0/2/4."""
+    shapes = {}
+    for i, (c_in, c_out) in enumerate(zip(widths_in, widths_out), start=1):
+        shapes[f"scratch.layer{i}_rn.weight"] = (c_out, c_in, 3, 3)
+        for unit in ("resConfUnit1", "resConfUnit2"):
+            for conv in ("conv1", "conv2"):
+                shapes[f"scratch.refinenet{i}.{unit}.{conv}.weight"] = (c_out, c_out, 3, 3)
+                shapes[f"scratch.refinenet{i}.{unit}.{conv}.bias"] = (c_out,)
+        if fusion_out:
+            shapes[f"scratch.refinenet{i}.out_conv.weight"] = (fusion_out[i - 1], c_out, 1, 1)
+            shapes[f"scratch.refinenet{i}.out_conv.bias"] = (fusion_out[i - 1],)
+    shapes.update({"scratch.output_conv.0.weight": (head_hidden, head_in, 3, 3), "scratch.output_conv.0.bias": (head_hidden,),
+                   "scratch.output_conv.2.weight": (32, head_hidden, 3, 3), "scratch.output_conv.2.bias": (32,),
+                   "scratch.output_conv.4.weight": (1, 32, 1, 1), "scratch.output_conv.4.bias": (1,)})
+    return shapes
+
+
+def official_ordinal_shapes() -> dict:
+    import torchvision
+
+    with torch.device("meta"):
+        resnext = torchvision.models.resnext101_32x8d()
+    encoder = {k: tuple(v.shape) for k, v in resnext.state_dict().items()}
+    shapes = _remap(encoder, {"conv1.": "pretrained.layer1.0.", "bn1.": "pretrained.layer1.1.",
+                              "layer1.": "pretrained.layer1.4.", "layer2.": "pretrained.layer2.",
+                              "layer3.": "pretrained.layer3.", "layer4.": "pretrained.layer4."})
+    shapes.update(_decoder([256, 512, 1024, 2048], [256] * 4, None, 256, 128))
+    return shapes
+
+
+def official_intrinsic_shapes() -> dict:
+    import timm
+
+    with torch.device("meta"):
+        effnet = timm.create_model("tf_efficientnet_lite3", pretrained=False)
+    encoder = {k: tuple(v.shape) for k, v in effnet.state_dict().items()}
+    shapes = _remap(encoder, {"conv_stem.": "pretrained.layer1.0.", "bn1.": "pretrained.layer1.1.",
+                              "blocks.0.": "pretrained.layer1.3.", "blocks.1.": "pretrained.layer1.4.",
+                              "blocks.2.": "pretrained.layer2.0.", "blocks.3.": "pretrained.layer3.0.",
+                              "blocks.4.": "pretrained.layer3.1.", "blocks.5.": "pretrained.layer4.0.",
+                              "blocks.6.": "pretrained.layer4.1."})
+    shapes["pretrained.layer1.0.weight"] = (32, 5, 3, 3)  # the official 5-channel Conv2dSame stem
+    shapes.update(_decoder([32, 48, 136, 384], [64, 128, 256, 512], [64, 64, 128, 256], 64, 32))
+    return shapes
+
+
+def random_state(shapes: dict, seed: int) -> dict:
+    generator = torch.Generator().manual_seed(seed)
+    state = {}
+    for key, shape in shapes.items():
+        if key.endswith("num_batches_tracked"):
+            state[key] = torch.tensor(0)
+        elif key.endswith("running_var"):
+            state[key] = torch.ones(shape)
+        elif key.endswith("running_mean"):
+            state[key] = torch.zeros(shape)
+        else:
+            state[key] = torch.randn(shape, generator=generator) * 0.02
+    return state
+
+
+@pytest.fixture(scope="module")
+def v1_file(tmp_path_factory):
+    """final_weights.pt as released: {"ord_state_dict", "iid_state_dict"}, official names and shapes."""
+    states = {"ord_state_dict": random_state(official_ordinal_shapes(), 1),
+              "iid_state_dict": random_state(official_intrinsic_shapes(), 2)}
+    path = tmp_path_factory.mktemp("ordinal") / "final_weights.pt"
+    torch.save(states, path)
+    return path, states
+
+
+def test_official_v1_weights_load_strictly_and_run(v1_file):
+    path, states = v1_file
+    model = OrdinalShading.from_checkpoint(path, base_size=64, max_size=64)
+    for net, state in ((model.ordinal_net, states["ord_state_dict"]), (model.intrinsic_net, states["iid_state_dict"])):
+        loaded = net.state_dict()
+        assert set(loaded) == set(state)
+        for key in ("pretrained.layer1.0.weight", "scratch.layer4_rn.weight", "scratch.output_conv.4.weight"):
+            assert torch.equal(loaded[key], state[key])
+    image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (40, 56, 3), dtype=np.uint8))
+    (layers,) = model([image])
+    assert layers.albedo.shape == (3, 40, 56) and torch.isfinite(layers.albedo).all()
+
+
+def test_v2_stage_files_run_the_same_two_networks(v1_file, tmp_path):
+    _, states = v1_file
+    torch.save(states["ord_state_dict"], tmp_path / "stage_0_v21.pt")
+    torch.save(states["iid_state_dict"], tmp_path / "stage_1_v21.pt")
+    model = OrdinalShading.from_checkpoint(tmp_path)
+    key = "scratch.refinenet1.out_conv.weight"
+    assert torch.equal(model.intrinsic_net.state_dict()[key], states["iid_state_dict"][key])
+
+
+def test_a_missing_official_key_is_refused():
+    state = random_state(official_intrinsic_shapes(), 3)
+    del state["scratch.refinenet4.out_conv.bias"]
+    with pytest.raises(RuntimeError, match="refinenet4.out_conv.bias"):
+        MidasNetSmall().load_state_dict(state, strict=True)
+
+
+def test_a_folder_without_stage_files_is_explained(tmp_path):
+    with pytest.raises(ValueError, match="stage_0.pt"):
+        OrdinalShading.from_checkpoint(tmp_path)
+
+
+# --- the pipeline's algebra -----------------------------------------------------------------------
+
+
+def test_albedo_times_shading_is_the_linear_image():
+    model = OrdinalShading.tiny(seed=0)
+    rng = np.random.default_rng(1)
+    images = [Image.fromarray(rng.integers(0, 255, (45, 70, 3), dtype=np.uint8)) for _ in range(3)]
+    images.append(Image.fromarray(rng.integers(0, 255, (33, 30, 3), dtype=np.uint8)))  # a second size bucket
+    for image, layers in zip(images, model(images)):
+        linear = torch.from_numpy(np.asarray(image, dtype=np.float32) / 255.0).permute(2, 0, 1) ** 2.2
+        assert layers.albedo.shape == (3, image.height, image.width)
+        assert (layers.shading > 0).all()
+        torch.testing.assert_close(layers.albedo * layers.shading, linear, atol=1e-5, rtol=1e-4)
+
+
+def test_network_sizes_are_multiples_of_32():
+    model = OrdinalShading.tiny(seed=0, base_size=384, max_size=1500)
+    assert model.sizes(480, 640) == ((288, 384), (480, 640))
+    assert model.sizes(100, 200) == ((192, 384), (192, 384))  # full size is never below base size
+    assert model.sizes(3000, 2000) == ((384, 256), (1504, 1024))  # long side capped at 1500, rounded up
+
+
+def test_equalize_rescales_the_full_estimate_to_the_base_albedo():
+    torch.manual_seed(0)
+    linear = torch.rand(2, 3, 8, 8) * 0.8 + 0.1
+    shading = torch.rand(2, 1, 8, 8) + 0.5
+    base = 1 / (1 + shading)
+    torch.testing.assert_close(equalize(linear, base, base), base)
+    # a full estimate whose implied albedo is 3x the base one (shading / 3) is brought back to base
+    full = 1 / (1 + shading / 3)
+    torch.testing.assert_close(equalize(linear, base, full), base, atol=1e-5, rtol=1e-5)
+
+
+# --- through the runner ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("home")
+
+
+def test_tiny_random_through_the_runner(tmp_path, monkeypatch, home):
+    from adapters.evaluate import RunConfig, run
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(home))
+    results = run(RunConfig(str(tmp_path / "run"), benchmark="synthetic", synthetic_n=2, tasks=["Relative_Reflectance"],
+                            specialist=["ordinal_shading"], checkpoint="tiny-random", batch_size=2, progress=False))
+    summary = results["tasks"]["Relative_Reflectance"]
+    assert (summary["n"], summary["errors"]) == (2, 0)
+    assert summary["rules"] == ["reflectance.ordinal_shading_iid"]
+    assert summary["checkpoint"]["tiny_random"] is True
