@@ -86,3 +86,62 @@ def test_dire_tiny_random_through_the_runner(specialist, tmp_path):
     summary = results["tasks"]["Forensic_Detection"]
     assert (summary["n"], summary["errors"]) == (2, 0)
     assert summary["rules"] == [f"forensic.dire_{'classifier' if specialist == 'dire' else 'reconstruction_error'}"]
+
+
+def _five_task_fixture(root):
+    """BLINK-format questions for the paper's five DIFT / Depth Anything / LoFTR tasks, with the
+    markers file. Semantic and Functional questions reuse the correspondence generator's images
+    under their own task names: enough to exercise the path, not a semantic benchmark."""
+    import json
+
+    import numpy as np
+    from PIL import Image
+
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.markers import MarkerStyle, draw_points
+    from adapters.synthetic import write_synthetic
+    from adapters.synthetic.generators import visual_correspondence
+    from adapters.synthetic.textures import TextureSource
+
+    write_synthetic(root, ["Visual_Correspondence", "Relative_Depth", "Multi-view_Reasoning"], n=2, seed=0)
+    rows, lines = [], []
+    for task in ("Semantic_Correspondence", "Functional_Correspondence"):
+        for number in (1, 2):
+            rng = np.random.default_rng([9, number])
+            draft = visual_correspondence(rng, TextureSource(rng))
+            images = [draw_points(Image.fromarray(im), draft.points[i], MarkerStyle()) for i, im in enumerate(draft.images)]
+            rows.append(BlinkRow(task, number, draft.question, draft.choices, draft.answer, images, lead=draft.lead))
+            lines.append({"idx": f"val_{task}_{number}", "markers": {
+                f"image_{i + 1}": {k: {"xy": list(v)} for k, v in pts.items()} for i, pts in draft.points.items()}})
+    write_blink_folder(root, rows)
+    with open(root / "markers.jsonl", "a") as handle:
+        handle.writelines(json.dumps(line) + "\n" for line in lines)
+
+
+def test_paper_specialists_full_path_from_the_command_line(tmp_path):
+    """issue: `specialists run --benchmark blink --blink-root <fixture> --tasks <five> --checkpoint tiny-random`."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = tmp_path / "blink"
+    _five_task_fixture(root)
+    tasks = ["Visual_Correspondence", "Semantic_Correspondence", "Functional_Correspondence", "Relative_Depth",
+             "Multi-view_Reasoning"]
+    done = subprocess.run(
+        [sys.executable, "-m", "specialists", "run", "--benchmark", "blink", "--blink-root", str(root), "--tasks", *tasks,
+         "--checkpoint", "tiny-random", "--markers", str(root / "markers.jsonl"), "--output-dir", str(tmp_path / "out"),
+         "--no-progress"],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}, capture_output=True, text=True,
+        timeout=600)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["status"] == "complete"
+    assert {t: v["specialist"] for t, v in results["tasks"].items()} == {
+        "Visual_Correspondence": "dift", "Semantic_Correspondence": "dift", "Functional_Correspondence": "dift",
+        "Relative_Depth": "depth_anything", "Multi-view_Reasoning": "loftr"}
+    for task in ("Visual_Correspondence", "Semantic_Correspondence", "Functional_Correspondence", "Relative_Depth"):
+        assert results["tasks"][task]["errors"] == 0, task
+    assert "tiny-random weights: meaningless" in done.stdout
