@@ -103,12 +103,19 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     fonts = [f.name for f in available_fonts()]
     rng = np.random.default_rng(seed)
     tally = {"all": [0, 0, 0], "held_out": [0, 0, 0]}  # found right, wrong (silent), total
+    # images where every label was placed (find_markers answers) but some marker is wrong: the
+    # wrong silent answers a caller of find_markers would see
+    questions_wrong = 0
     failures = []
     started = time.perf_counter()
     for case in range(n):
         image, points, style, kind = one_case(rng, photos, height, width, fonts)
         parsed = parse_image(image, list(points))
         groups = ["all"] + (["held_out"] if style.font in HELD_OUT_FONTS else [])
+        answered = not parsed.missing and all(label in parsed.markers for label in points)
+        questions_wrong += int(answered and any(
+            float(np.hypot(parsed.markers[l].xy[0] - x, parsed.markers[l].xy[1] - y)) > 2.0
+            for l, (x, y) in points.items()))
         for label, (x, y) in points.items():
             marker = parsed.markers.get(label)
             right = marker is not None and float(np.hypot(marker.xy[0] - x, marker.xy[1] - y)) <= 2.0
@@ -126,6 +133,7 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     for g, (right, wrong, total) in tally.items():
         out[g] = {"markers": total, "found_right": right, "wrong_silent": wrong,
                   "rate": round(right / total, 4) if total else None}
+    out["questions_answered_wrong"] = questions_wrong
     out["held_out_fonts"] = list(HELD_OUT_FONTS)
     out["failures"] = failures[:20]
     return out

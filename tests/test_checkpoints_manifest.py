@@ -26,13 +26,24 @@ def test_every_required_checkpoint_is_listed_with_a_source_and_licence():
 
 
 def test_solver_default_names_exist():
-    from adapters.rules import dift_correspondence, loftr_multiview
-    from adapters.rules.depth import DepthAnythingDepth
+    """Every registered specialist's default checkpoint, and the one each solver class loads, is a
+    manifest entry."""
+    import importlib
+
+    from adapters.registry import all_specs
 
     names = load_manifest().names
-    for default in (DepthAnythingDepth.default_checkpoint, dift_correspondence.DEFAULT_CHECKPOINT,
-                    loftr_multiview.DEFAULT_CHECKPOINT):
-        assert default in names
+    neural = [spec for spec in all_specs() if spec.kind == "neural"]
+    assert len(neural) >= 8
+    for spec in neural:
+        assert spec.default_checkpoint in names, spec.name
+    for module, cls in [("adapters.rules.dift_correspondence", "DiftCorrespondence"),
+                        ("adapters.rules.depth", "DepthAnythingDepth"),
+                        ("adapters.rules.loftr_multiview", "LoFTREssential"),
+                        ("adapters.rules.forensic", "DireForensics"),
+                        ("adapters.rules.ordinal_reflectance", "OrdinalShadingReflectance")]:
+        assert getattr(importlib.import_module(module), cls).default_checkpoint in names, cls
+    assert "dire-lsun-adm" in names
 
 
 def test_sd21_lists_the_mirror_first_and_keeps_the_withdrawn_id():

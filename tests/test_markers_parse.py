@@ -142,7 +142,6 @@ def test_rendered_backgrounds_never_answer_wrong_silently():
     assert figures["all"]["found_right"] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a red label on a red-orange blob is not read yet")
 def test_red_label_on_orange_background():
     style = MarkerStyle(colour=(255, 0, 0), radius=8, ring_width=2, font="hershey-duplex", label_height=12)
     points = {"A": (80.4, 70.2), "B": (210.7, 160.5)}  # B lands on an orange blob of this scene

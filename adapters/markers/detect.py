@@ -23,6 +23,10 @@ import numpy as np
 RADII = tuple(np.arange(4.0, 17.0, 1.0))  # ring kernels; drawn radii 5-15 px, with a margin
 MIN_CONTRAST = 14.0  # Lab units a ring must differ from both its sides (after the variance penalty)
 MAX_CANDIDATES = 60
+RING_MARGIN = 1.5  # px past a ring's outer edge that count as ring, not label
+# (low, high, join): hysteresis levels of text-likeness and whether 1 px gaps are bridged; the
+# strict level separates a glyph from scene blobs of the ring's colour that touch it
+INK_LEVELS = ((0.28, 0.62, True), (0.5, 0.8, False))
 
 
 @dataclass(frozen=True)
@@ -232,9 +236,16 @@ def _words_from_mask(soft: np.ndarray, origin: tuple[int, int], polarity: str, b
     soft: (h, w) text-likeness in [0, 1] (0 where text cannot be); each Word carries it,
     restricted to its components, as its mask.
     """
+    words: list[Word] = []
+    for low, high, join in INK_LEVELS:
+        words.extend(_words_at_level(soft, origin, polarity, box_rect, low, high, join))
+    return words
+
+
+def _words_at_level(soft, origin, polarity, box_rect, low, high, join) -> list[Word]:
     ox, oy = origin
-    mask = _hysteresis(soft, 0.28, 0.62)
-    joined = cv2.dilate(mask.astype(np.uint8), np.ones((2, 2), np.uint8))
+    mask = _hysteresis(soft, low, high).astype(np.uint8)
+    joined = cv2.dilate(mask, np.ones((2, 2), np.uint8)) if join else mask
     n, comp_ids, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     comps = []
     for i in range(1, n):
@@ -268,20 +279,35 @@ def _words_from_mask(soft: np.ndarray, origin: tuple[int, int], polarity: str, b
     return words
 
 
+def _background_without_ink(patch: np.ndarray, ink: np.ndarray, contrast: float, sigma: float = 5.0) -> np.ndarray:
+    """(h, w, 3) Lab -> (h, w, 3) Lab estimate of the scene behind drawings of colour `ink`.
+
+    A Gaussian average over pixels weighted by how unlike the ink they are (0 below 35% of the
+    ring's contrast to its surroundings, 1 above 75%): bold strokes, which defeat a median, drop
+    out of their own background. Where a neighbourhood has no such pixel, a 5x5 median stands in.
+    """
+    dist = np.sqrt(((patch - ink) ** 2).sum(axis=2))
+    weight = np.clip((dist - 0.35 * contrast) / (0.4 * contrast), 0, 1).astype(np.float32)
+    norm = cv2.GaussianBlur(weight, (0, 0), sigma)
+    summed = cv2.GaussianBlur(patch * weight[..., None], (0, 0), sigma)
+    background = summed / np.maximum(norm, 1e-6)[..., None]
+    median = np.dstack([cv2.medianBlur(np.ascontiguousarray(patch[..., i]), 5) for i in range(3)])
+    return np.where((norm > 0.05)[..., None], background, median).astype(np.float32)
+
+
 def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], reach: int) -> list[Word]:
     """Words written in the ring's colour within `reach` px of `circle`, ring pixels excluded.
 
-    A pixel is text when its colour lies well on the way from the local background (a median
-    of medians, which thin strokes do not survive) towards the ring colour, and not far off that
-    line: thin anti-aliased or JPEG-smeared strokes keep that, while a fixed colour distance
-    loses them on backgrounds close to the ring colour.
+    A pixel is text when its colour lies well on the way from the local background (see
+    _background_without_ink) towards the ring colour, and not far off that line: thin anti-aliased or
+    JPEG-smeared strokes keep that, while a fixed colour distance loses them on backgrounds close
+    to the ring colour.
     """
     H, W = lab.shape[:2]
     x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
     x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
     patch = lab[y0:y1, x0:x1]
-    background = np.dstack([cv2.medianBlur(np.ascontiguousarray(patch[..., i]), 5) for i in range(3)])
-    background = np.dstack([cv2.medianBlur(np.ascontiguousarray(background[..., i]), 5) for i in range(3)])
+    background = _background_without_ink(patch, np.float32(circle.lab), circle.contrast)
     towards = np.float32(circle.lab) - background
     length2 = np.maximum((towards ** 2).sum(axis=2), 1e-3)
     offset = patch - background
@@ -291,12 +317,17 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
     soft = np.clip(t / 0.72, 0, 1).astype(np.float32) * on_line
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     for c in circles:  # drop every given ring (and its inside) so only the text is left
-        soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + 0.5] = 0
+        # 1.5 px past the ring's measured edge: its anti-aliased, JPEG-smeared rim would
+        # otherwise join a label drawn 1-4 px away (the label loses at most a sliver)
+        soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + RING_MARGIN] = 0
     return _words_from_mask(soft, (x0, y0), "colour")
 
 
-def box_text_words(lab: np.ndarray, circle: Circle, reach: int) -> list[Word]:
-    """Light words on dark filled rectangles within `reach` px of `circle`."""
+def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Circle] | None = None) -> list[Word]:
+    """Light words on dark filled rectangles within `reach` px of `circle`.
+
+    Pixels of the given rings (default: `circle`'s own) are neither box nor text: a ring drawn
+    1-4 px from its box may touch the box's corner after anti-aliasing and JPEG."""
     H, W = lab.shape[:2]
     x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
     x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
@@ -305,17 +336,47 @@ def box_text_words(lab: np.ndarray, circle: Circle, reach: int) -> list[Word]:
     # texture (fur, foliage) touching the box does not join it
     mean = cv2.blur(light, (3, 3))
     spread = np.sqrt(np.maximum(cv2.blur(light * light, (3, 3)) - mean * mean, 0))
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    ring = np.zeros(light.shape, bool)
+    for c in circles or [circle]:
+        ring |= np.hypot(xx - c.x, yy - c.y) <= c.outer + RING_MARGIN
     words: list[Word] = []
     seen: set[tuple[int, int, int, int]] = set()
     # two views of "dark": every dark pixel (small boxes, whose pad is too thin to look flat),
     # and the flat ones (boxes touching dark scene texture)
     for dark in ((light < 28).astype(np.uint8), ((light < 28) & (spread < 3.0)).astype(np.uint8)):
-        words.extend(_boxes_in(light, dark, (x0, y0), seen))
+        words.extend(_boxes_in(light, dark & ~ring, ring, (x0, y0), seen))
     return words
 
 
-def _boxes_in(light: np.ndarray, dark: np.ndarray, origin: tuple[int, int], seen: set) -> list[Word]:
-    """Words inside the box-shaped components of `dark` (rects already in `seen` skipped)."""
+def _box_text(light: np.ndarray, ring: np.ndarray, box_level: float, bx: int, by: int, bw: int, bh: int):
+    """((bx, by, bw, bh), soft text mask) when the rectangle looks like a dark box holding light
+    text, else None."""
+    bx, by = max(0, bx), max(0, by)
+    bw, bh = min(light.shape[1] - bx, bw), min(light.shape[0] - by, bh)
+    inner = light[by:by + bh, bx:bx + bw]
+    on_ring = ring[by:by + bh, bx:bx + bw]
+    if on_ring.all():
+        return None
+    top = float(np.percentile(inner[~on_ring], 97))
+    if top - box_level < 30:
+        return None
+    comp = (inner < box_level + 10) | on_ring
+    soft = np.clip((inner - box_level) / (top - box_level), 0, 1).astype(np.float32) * ~comp
+    text = soft > 0.5
+    # a box: the dark pixels plus the text they enclose fill the rectangle
+    if (comp | text).mean() < 0.88 or not 0.03 <= text.mean() <= 0.65:
+        return None
+    # text must not touch the box's edges (it is padded inside the box)
+    if text[0].any() or text[-1].any() or text[:, 0].any() or text[:, -1].any():
+        if not (bx == 0 or by == 0 or bx + bw == light.shape[1] or by + bh == light.shape[0]):
+            return None
+    return (bx, by, bw, bh), soft
+
+
+def _boxes_in(light: np.ndarray, dark: np.ndarray, ring: np.ndarray, origin: tuple[int, int], seen: set) -> list[Word]:
+    """Words inside the box-shaped components of `dark` (rects already in `seen` skipped);
+    `ring` marks ring pixels, which count as neither box nor text."""
     x0, y0 = origin
     n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=4)
     words: list[Word] = []
@@ -324,24 +385,15 @@ def _boxes_in(light: np.ndarray, dark: np.ndarray, origin: tuple[int, int], seen
         if bh < 6 or bw < 6 or bh > 60 or bw > 90 or area < 20:
             continue
         box_level = float(np.median(light[labels == i]))
-        # the flat test drops the box's outermost pixels (their 3x3 window sees the scene): grow
-        # the rectangle back by one pixel
-        bx, by = max(0, bx - 1), max(0, by - 1)
-        bw, bh = min(light.shape[1] - bx, bw + 2), min(light.shape[0] - by, bh + 2)
-        inner = light[by:by + bh, bx:bx + bw]
-        top = float(np.percentile(inner, 97))
-        if top - box_level < 30:
+        # the flat test drops the box's outermost pixels (their 3x3 window sees the scene): try
+        # the rectangle as found and grown back by one pixel
+        for grow in (0, 1):
+            found = _box_text(light, ring, box_level, bx - grow, by - grow, bw + 2 * grow, bh + 2 * grow)
+            if found is not None:
+                break
+        if found is None:
             continue
-        comp = inner < box_level + 10
-        soft = np.clip((inner - box_level) / (top - box_level), 0, 1).astype(np.float32) * ~comp
-        text = soft > 0.5
-        # a box: the dark pixels plus the text they enclose fill the rectangle
-        if (comp | text).mean() < 0.88 or not 0.03 <= text.mean() <= 0.65:
-            continue
-        # text must not touch the box's edges (it is padded inside the box)
-        if text[0].any() or text[-1].any() or text[:, 0].any() or text[:, -1].any():
-            if not (bx == 0 or by == 0 or bx + bw == light.shape[1] or by + bh == light.shape[0]):
-                continue
+        (bx, by, bw, bh), soft = found
         rect = (bx + x0, by + y0, bx + bw + x0, by + bh + y0)
         if rect in seen:
             continue

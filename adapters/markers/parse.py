@@ -28,6 +28,10 @@ AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer
 SIDE_WEIGHT = 6.0  # cost per unit of (1 - cos) between a label's side and the labels' mean side
 DOUBT_WEIGHT = 10.0  # cost per unit of (1 - similarity) of a reading
 MAX_OPTIONS = 4  # (reading, circle) options kept per label, nearest first
+STYLE_RADIUS = 3.0  # px: the rings of one question differ at most this much in radius
+STYLE_COLOUR = 30.0  # Lab units: ... and in colour (JPEG shifts thin rings' colour)
+STYLE_HEIGHT = 1.5  # ... and their label words in height by at most this factor
+MIN_WORD_HEIGHT = 7  # px: a word read from fewer rows is a scene speck (labels are >= 8 px; REF: 8)
 
 
 @dataclass
@@ -81,7 +85,8 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
             words.setdefault((word.rect, word.polarity, word.mask.shape, int(word.mask.sum())), word)
     unique = list(words.values())
     readings = classifier.read_many([w.mask for w in unique], tuple(labels))
-    reads = [LabelRead(w, r) for w, r in zip(unique, readings) if r.label is not None]
+    reads = [LabelRead(w, r) for w, r in zip(unique, readings)
+             if r.label is not None and w.rect[3] - w.rect[1] >= MIN_WORD_HEIGHT + (r.label == "REF")]
     # a reading inside a larger successful one is part of it ("E" in "REF")
     reads = [r for r in reads if not any(_contains(o.word.rect, r.word.rect) for o in reads)]
     # the same rect read twice (two masks of one word): keep the most similar reading
@@ -98,6 +103,20 @@ def _gap_limit(read: LabelRead) -> float:
     return max(7.0, 0.6 * (y1 - y0))
 
 
+def _beside(rect, c: Circle) -> bool:
+    """Whether a label rect sits on one of the 8 sides of circle `c` as labels are placed: centred
+    on it left/right (rows) or above/below (columns), or with its nearest corner on a diagonal.
+    A word touching a ring at an odd offset belongs to some other drawing or to the scene."""
+    x0, y0, x1, y1 = rect
+    w, h = x1 - x0, y1 - y0
+    dx, dy = (x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y
+    if abs(dy) <= 0.3 * h + 2.5 or abs(dx) <= 0.3 * w + 2.5:
+        return True
+    corner_x = x0 - c.x if dx > 0 else (x1 - 1) - c.x
+    corner_y = y0 - c.y if dy > 0 else (y1 - 1) - c.y
+    return abs(abs(corner_x) - abs(corner_y)) <= 0.25 * max(abs(corner_x), abs(corner_y)) + 3.0
+
+
 def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None = None) -> ImageParse:
     """Find the circles labelled `labels` on an (H, W, 3) uint8 RGB image."""
     classifier = classifier or default_classifier()
@@ -109,7 +128,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     for read in reads:
         for j, c in enumerate(circles):
             gap = _rect_distance(c.x, c.y, read.rect) - c.outer
-            if -2.0 <= gap <= _gap_limit(read):
+            if -2.0 <= gap <= _gap_limit(read) and _beside(read.rect, c):
                 read.gaps[j] = gap
     missing: dict[str, str] = {}
     options: dict[str, list[tuple[LabelRead, int]]] = {}
@@ -122,7 +141,10 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         elif not pairs:
             missing[label] = f"{label} was read, but not beside any circle"
         options[label] = pairs[:MAX_OPTIONS]
-    if missing:
+    # the labels that were read beside some circle are placed jointly; the others stay missing
+    # (find_markers still refuses the question, but the benchmark and the overlay see the rest)
+    labels = [label for label in labels if label not in missing]
+    if not labels:
         return ImageParse({}, missing, circles, reads)
     ranked = []
     for combo in itertools.product(*(options[label] for label in labels)):
@@ -130,10 +152,12 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         used_reads = [id(r) for r, _ in combo]
         if len(set(used_circles)) < len(combo) or len(set(used_reads)) < len(combo):
             continue
+        if not _one_style(combo, circles):
+            continue
         ranked.append((_cost(combo, circles), combo))
     if not ranked:
-        why = "two labels compete for one circle"
-        return ImageParse({}, {label: why for label in labels}, circles, reads)
+        why = "two labels compete for one circle, or the circles found differ in style"
+        return ImageParse({}, {**missing, **{label: why for label in labels}}, circles, reads)
     ranked.sort(key=lambda item: item[0])
     best_cost, best = ranked[0]
     for cost, combo in ranked[1:]:
@@ -142,14 +166,29 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         changed = [label for label, (_, j), (_, k) in zip(labels, best, combo) if j != k]
         if changed:
             why = f"ambiguous: another circle fits almost as well (cost {best_cost:.1f} vs {cost:.1f})"
-            return ImageParse({}, {label: why for label in changed}, circles, reads)
+            return ImageParse({}, {**missing, **{label: why for label in changed}}, circles, reads)
     markers = {}
     for label, (read, j) in zip(labels, best):
         c = circles[j]
         confidence = float(min(read.reading.similarity, c.coverage))
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
-    return ImageParse(markers, {}, circles, reads)
+    return ImageParse(markers, missing, circles, reads)
+
+
+def _one_style(combo, circles: list[Circle]) -> bool:
+    """Whether the chosen (reading, circle) pairs look drawn in one style, as one question's
+    markers are: same label polarity, ring radii within STYLE_RADIUS px, ring colours within
+    STYLE_COLOUR Lab units, label heights within a factor STYLE_HEIGHT. A scene blob read as a
+    letter beside a scene circle rarely matches the real markers on all four."""
+    if len(combo) < 2:
+        return True
+    chosen = [circles[j] for _, j in combo]
+    heights = [r.word.rect[3] - r.word.rect[1] for r, _ in combo]
+    radii = [c.r for c in chosen]
+    colour_spread = max(float(np.linalg.norm(np.subtract(a.lab, b.lab))) for a in chosen for b in chosen)
+    return (len({r.word.polarity for r, _ in combo}) == 1 and max(radii) - min(radii) <= STYLE_RADIUS
+            and colour_spread <= STYLE_COLOUR and max(heights) <= STYLE_HEIGHT * min(heights))
 
 
 def _cost(combo, circles: list[Circle]) -> float:
