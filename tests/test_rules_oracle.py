@@ -47,7 +47,8 @@ def test_cosine_rule_finds_the_true_match():
     assert d.pred == "C" and d.details["cosine"]["C"] == pytest.approx(1.0, abs=1e-5)
 
 
-@pytest.mark.parametrize("ratio, expected", [(2.0, "A"), (0.5, "B"), (1.05, "C"), (0.95, "C")])
+@pytest.mark.parametrize("ratio, expected", [(2.0, "A"), (0.5, "B"), (1.05, "C"), (0.95, "C"),
+                                             (1.1, "C"), (1.1001, "A"), (1 / 1.1, "C"), (1 / 1.1001, "B")])
 def test_reflectance_iid_rule(ratio, expected):
     """l_B / l_A = ratio; delta 0.10."""
     albedo = torch.full((3, 40, 40), 0.2)

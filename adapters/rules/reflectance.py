@@ -40,8 +40,16 @@ def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: st
     scores = {darker["A"]: log_ratio - margin, darker["B"]: -log_ratio - margin}
     if same is not None:
         scores[same] = 0.0
+    # The rule itself, not an argmax: exactly at the threshold the answer is "about the same"
+    # (IIW's inequalities are strict), and without that option the darker point is chosen.
+    if log_ratio > margin:
+        pred = darker["A"]
+    elif -log_ratio > margin:
+        pred = darker["B"]
+    else:
+        pred = same if same is not None else darker["A" if log_ratio >= 0 else "B"]
     details = {"albedo_luminance": lum, "delta": delta, "radius_px": SAMPLE_RADIUS}
-    return Decision.from_scores(scores, rule, details)
+    return Decision(scores, pred, rule, details=details)
 
 
 class RetinexReflectance(Solver):
