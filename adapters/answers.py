@@ -6,10 +6,11 @@ version, so two runs scored against different labels can never be mixed up.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from checkpoints.hashing import sha256_file
 
 from .questions import AnswerVersion, parse_gold
 
@@ -25,14 +26,6 @@ class AnswerOverrides:
 
     def gold_for(self, idx: str, dataset_gold: str | None) -> str | None:
         return self.answers.get(idx, dataset_gold)
-
-
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def load_answers(path: str | Path) -> AnswerOverrides:

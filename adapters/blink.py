@@ -22,7 +22,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
-from .answers import AnswerOverrides, sha256_file
+from checkpoints.hashing import sha256_file
+from checkpoints.locations import hf_hub_cache
+
+from .answers import AnswerOverrides
 from .questions import (
     BrokenQuestion,
     DATASET_ANSWERS,
@@ -55,18 +58,11 @@ class DataFile:
         return {"path": str(self.path), "sha256": self.sha256, "size": self.size}
 
 
-def _hf_hub_cache() -> Path:
-    if "HF_HUB_CACHE" in os.environ:
-        return Path(os.environ["HF_HUB_CACHE"])
-    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
-    return home / "hub"
-
-
 def _hf_datasets_cache() -> Path:
-    if "HF_DATASETS_CACHE" in os.environ:
-        return Path(os.environ["HF_DATASETS_CACHE"])
-    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
-    return home / "datasets"
+    """The `datasets` library cache: HF_DATASETS_CACHE, else beside the hub cache."""
+    if os.environ.get("HF_DATASETS_CACHE"):
+        return Path(os.environ["HF_DATASETS_CACHE"]).expanduser()
+    return hf_hub_cache().parent / "datasets"
 
 
 def _snapshot_of(repo_dir: Path) -> Path | None:
@@ -93,7 +89,7 @@ def resolve_blink_root(explicit: str | Path | None = None) -> Path:
         candidates = [Path(os.environ["BLINK_ROOT"]).expanduser()]
         origin = "BLINK_ROOT"
     else:
-        candidates = [_hf_hub_cache() / HUB_REPO_DIR, _hf_datasets_cache() / DATASETS_CACHE_DIR]
+        candidates = [hf_hub_cache() / HUB_REPO_DIR, _hf_datasets_cache() / DATASETS_CACHE_DIR]
         origin = "the Hugging Face caches"
     for candidate in candidates:
         found = _task_root_in(candidate)

@@ -18,7 +18,9 @@ from typing import Any, Iterator, Sequence
 
 from tqdm import tqdm
 
-from .answers import load_answers, sha256_file
+from checkpoints.hashing import sha256_file
+
+from .answers import load_answers
 from .blink import BlinkReader
 from .markers import apply_markers, load_markers
 from .provenance import environment, now_iso, seed_everything

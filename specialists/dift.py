@@ -84,7 +84,7 @@ class DiftFeaturizer:
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32") -> "DiftFeaturizer":
         """Random-weight instance of the same architecture classes, small widths (tests, smoke runs)."""
         from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
-        from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
+        from transformers import CLIPTextConfig, CLIPTextModel
 
         torch.manual_seed(seed)
         unet = UNet2DConditionModel(

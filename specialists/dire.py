@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from .precision import DTYPES, dtype_of, place
+from .precision import dtype_of, place
 from .outputs import ForensicScore
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)

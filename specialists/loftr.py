@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from .precision import DTYPES, dtype_of, place
+from .precision import dtype_of
 from .outputs import Matches
 
 VARIANTS = ("outdoor", "indoor", "indoor_new")

@@ -85,7 +85,6 @@ def test_compare_end_to_end_specialist_and_two_mllms(tmp_path):
     run(RunConfig(str(run_dir), specialist=["random"], blink_root=str(tmp_path / "blink"), progress=False))
     samples = {json.loads(line)["idx"]: json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()}
     gold = {f"val_{r.task}_{r.number}": r.answer for r in rows}
-    n_choices = {f"val_{r.task}_{r.number}": len(r.choices) for r in rows}
     # "Oracle" MLLM: right everywhere but wrong wherever the specialist is right on Relative_Depth.
     oracle = {}
     for idx, letter in gold.items():
