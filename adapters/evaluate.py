@@ -32,6 +32,7 @@ from .synthetic import cached_synthetic
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic")
+CACHE_MODES = ("off", "read", "refresh")
 
 
 class RunDirError(ValueError):
@@ -58,6 +59,8 @@ class RunConfig:
     synthetic_n: int = 50
     synthetic_images: str | None = None
     markers: str | None = None  # a markers file, "parse", or None (synthetic: the generator's file)
+    cache: str = "off"  # feature cache: off | read | refresh
+    cache_dir: str | None = None
     resume: bool = False
     retry_errors: bool = False
     progress: bool = True
@@ -67,6 +70,8 @@ class RunConfig:
             raise ValueError(f"unknown benchmark {self.benchmark!r}; choose one of {', '.join(BENCHMARKS)}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
+        if self.cache not in CACHE_MODES:
+            raise ValueError(f"unknown --cache {self.cache!r}; choose one of {', '.join(CACHE_MODES)}")
         if self.batch_size < 1:
             raise ValueError("--batch-size must be at least 1")
         if self.synthetic_n < 1:
@@ -241,7 +246,8 @@ def run(config: RunConfig) -> dict[str, Any]:
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")
-    options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint)
+    options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint,
+                            config.cache, config.cache_dir)
     solvers = {spec.name: spec.build(options) for spec in assignment.values()}
     seed_everything(config.seed)
 

@@ -27,6 +27,8 @@ class SolverOptions:
     precision: str = "fp32"
     seed: int = 0
     checkpoint: str | None = None
+    cache: str = "off"  # feature cache mode (specialists.feature_cache.MODES): off | read | refresh
+    cache_dir: str | None = None  # default: $SPECIALISTS_HOME/features
 
 
 class Solver(abc.ABC):

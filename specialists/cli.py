@@ -39,6 +39,9 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--batch-size", type=int, default=8)
     run.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"])
     run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--cache", default="off", choices=["off", "read", "refresh"],
+                     help="feature cache: off; read (reuse cached features, store new ones); refresh (recompute all)")
+    run.add_argument("--cache-dir", metavar="DIR", help="feature cache folder (default $SPECIALISTS_HOME/features)")
     run.add_argument("--answers", help='gold answers override, {idx: "(X)"} (recorded as the answer version)')
     run.add_argument("--markers", metavar="FILE|parse",
                      help="marker coordinates (markers.jsonl or {idx: {image_1: {A: [x, y]}}}) instead of parsing "
@@ -90,7 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         specialist=args.specialist, checkpoint=args.checkpoint, limit=args.limit, device=args.device,
         batch_size=args.batch_size, precision=args.precision, seed=args.seed, answers=args.answers,
         blink_root=args.blink_root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
-        resume=args.resume, retry_errors=args.retry_errors,
+        cache=args.cache, cache_dir=args.cache_dir, resume=args.resume, retry_errors=args.retry_errors,
         progress=not args.no_progress,
     )
     results = run(config)
