@@ -31,7 +31,7 @@ from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
 
 RESULTS_SCHEMA_VERSION = 1
-BENCHMARKS = ("blink", "synthetic")
+BENCHMARKS = ("blink", "synthetic", "combo")
 CACHE_MODES = ("off", "read", "refresh")
 
 
@@ -59,6 +59,10 @@ class RunConfig:
     synthetic_n: int = 50
     synthetic_images: str | None = None
     markers: str | None = None  # a markers file, "parse", or None (synthetic: the generator's file)
+    combo_root: str | None = None  # ComBo folder or manifest CSV; None = ComBo-lite renders
+    combo_n: int = 50  # --benchmark combo: questions per Category Building level and Pattern Perception
+    combo_factors: str | None = None  # factor table TOML (default: the packaged 9,504-object table)
+    combo_k_support: int = 5  # support images per Category Building category
     cache: str = "off"  # feature cache: off | read | refresh
     cache_dir: str | None = None
     resume: bool = False
@@ -76,6 +80,10 @@ class RunConfig:
             raise ValueError("--batch-size must be at least 1")
         if self.synthetic_n < 1:
             raise ValueError("--synthetic-n must be at least 1")
+        if self.combo_n < 1 or self.combo_k_support < 1:
+            raise ValueError("--combo-n and --combo-k-support must be at least 1")
+        if self.benchmark != "combo" and (self.combo_root or self.combo_factors):
+            raise ValueError("--combo-root and --combo-factors belong to --benchmark combo")
         if self.limit is not None and self.limit < 1:
             raise ValueError("--limit must be at least 1")
 
@@ -165,8 +173,25 @@ def _marker_source(config: RunConfig, data_root: Path) -> tuple[dict, dict[str, 
     return load_markers(path), {"source": source, "path": str(path), "sha256": sha256_file(path)}
 
 
+def _open_combo(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
+    """ComBo's questions (no drawn markers, answers known by construction)."""
+    from .combo.benchmark import ComboBenchmark, ComboSettings
+
+    if config.answers:
+        raise ValueError("--answers overrides BLINK gold answers; ComBo's answers are known by construction")
+    if config.markers:
+        raise ValueError("--markers: ComBo questions have no drawn markers")
+    reader = ComboBenchmark(ComboSettings(config.combo_root, config.combo_n, config.combo_k_support,
+                                          factors=config.combo_factors, seed=config.seed), config.tasks)
+    data = {"root": str(reader.root), "markers": {"source": "none", "path": None, "sha256": None},
+            "generator": reader.describe(), "files": [f.to_json() for f in reader.data_files()]}
+    return reader, data, {}
+
+
 def _open_benchmark(config: RunConfig) -> tuple[BlinkReader, dict[str, Any], dict]:
     """The question reader, the data section of results.json, and known marker coordinates."""
+    if config.benchmark == "combo":
+        return _open_combo(config)
     answers = load_answers(config.answers) if config.answers else None
     if config.benchmark == "synthetic":
         data_dir = cached_synthetic(config.synthetic_n, config.seed, config.synthetic_images)
@@ -197,6 +222,8 @@ def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: di
         "answers_sha256": answers.get("sha256"),
         "markers": [data["markers"]["source"], data["markers"]["sha256"]],
         "data_sha256": sorted(f["sha256"] for f in data["files"]),
+        # ComBo's questions are generated: how (count, source, seed) is part of what they are.
+        "combo": data["generator"] if config.benchmark == "combo" else None,
     }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .solver import Solver, SolverOptions
-from .tasks import TASK_NAMES
+from .tasks import ALL_TASK_NAMES, COMBO_TASKS
 
 
 class UnknownSpecialistError(ValueError):
@@ -21,7 +21,7 @@ class UnknownSpecialistError(ValueError):
 
 @dataclass(frozen=True)
 class SpecialistSpec:
-    """name: registry name; tasks: BLINK tasks it answers; kind: baseline | classical | neural;
+    """name: registry name; tasks: the (BLINK or ComBo) tasks it answers; kind: baseline | classical | neural;
     build: SolverOptions -> Solver; default_checkpoint: manifest name used when none is given."""
 
     name: str
@@ -48,6 +48,7 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Multi-view_Reasoning": "loftr",
     "Forensic_Detection": "dire",
     "Relative_Reflectance": "ordinal_shading",
+    **{task: "prototype" for task in COMBO_TASKS},  # ComBo's clustering & retrieval
 }
 WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Visual_Correspondence": "sift",
@@ -60,7 +61,7 @@ WEIGHT_FREE_DEFAULTS: dict[str, str] = {
 def register(spec: SpecialistSpec) -> SpecialistSpec:
     if spec.name in _REGISTRY:
         raise ValueError(f"specialist {spec.name!r} is registered twice")
-    unknown = [t for t in spec.tasks if t not in TASK_NAMES]
+    unknown = [t for t in spec.tasks if t not in ALL_TASK_NAMES]
     if unknown:
         raise ValueError(f"specialist {spec.name!r} names unknown tasks {unknown}")
     _REGISTRY[spec.name] = spec
@@ -81,7 +82,7 @@ def _lazy(module: str, cls: str) -> Callable[[SolverOptions], Solver]:
 def _builtin_specs() -> None:
     from .baselines import RandomChoice
 
-    register(SpecialistSpec("random", TASK_NAMES, "baseline",
+    register(SpecialistSpec("random", ALL_TASK_NAMES, "baseline",
                             "uniform random choice, seeded per question (baseline)", RandomChoice))
     register(SpecialistSpec("sift", ("Visual_Correspondence",), "classical",
                             "OpenCV SIFT matches, MAGSAC homography, REF projected to the nearest candidate",
@@ -124,6 +125,10 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))
+    register(SpecialistSpec("prototype", COMBO_TASKS, "neural",
+                            "prototype retrieval (ComBo's clustering & retrieval): timm backbone embeddings, mean "
+                            "per category, nearest by cosine",
+                            _lazy(".combo.solver", "PrototypeRetrieval"), default_checkpoint="resnet50.tv_in1k"))
 
 
 def all_specs() -> list[SpecialistSpec]:
@@ -166,7 +171,7 @@ def assign(tasks: list[str], choices: list[str] | None, weight_free: bool = Fals
     for choice in choices or []:
         if "=" in choice:
             task, name = choice.split("=", 1)
-            per_task[canonical_task(task)] = name
+            per_task[canonical_task(task, ALL_TASK_NAMES)] = name
         elif everywhere is not None:
             raise ValueError(f"--specialist names two specialists for all tasks: {everywhere}, {choice}")
         else:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .reference import reference_scores
-from .tasks import TASK_NAMES
+from .tasks import ALL_TASK_NAMES
 
 
 class ReportError(ValueError):
@@ -70,7 +70,7 @@ def _mixed(run: Run) -> bool:
 
 def _tasks_in(runs: Sequence[Run]) -> list[str]:
     present = {task for run in runs for task in run.results["tasks"]}
-    return [t for t in TASK_NAMES if t in present] + sorted(present - set(TASK_NAMES))
+    return [t for t in ALL_TASK_NAMES if t in present] + sorted(present - set(ALL_TASK_NAMES))
 
 
 def _random_expected(runs: Sequence[Run], task: str) -> float | None:
@@ -94,7 +94,7 @@ def markdown(runs: Sequence[Run]) -> str:
         lines.append(
             "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper]) + " |"
         )
-    for key, name in (("macro_accuracy", "**macro mean** (BLINK headline)"), ("micro_accuracy", "micro mean")):
+    for key, name in (("macro_accuracy", "**macro mean** (BLINK's headline)"), ("micro_accuracy", "micro mean")):
         lines.append("| " + " | ".join([name, *(_pct(run.results.get(key)) for run in runs), "", "", ""]) + " |")
     for run in runs:
         r = run.results

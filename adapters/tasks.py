@@ -1,4 +1,4 @@
-"""BLINK's 14 tasks, and turning a user's task name into one of them ("did you mean")."""
+"""BLINK's 14 tasks, ComBo's tasks, and turning a user's task name into one of them ("did you mean")."""
 
 from __future__ import annotations
 
@@ -32,24 +32,50 @@ BLINK_TASKS: tuple[BlinkTask, ...] = (
     BlinkTask("Visual_Similarity", 135, 136),
 )
 TASK_NAMES: tuple[str, ...] = tuple(t.name for t in BLINK_TASKS)
-_BY_KEY = {re.sub(r"[\s_\-]+", "", t.lower()): t for t in TASK_NAMES}
+
+# ComBo (`--benchmark combo`): Category Building split by difficulty level (the levels of
+# adapters.combo.difficulty.LEVELS; kept literal here so this module stays import-light), and
+# Pattern Perception.
+COMBO_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+CATEGORY_BUILDING_TASKS: tuple[str, ...] = tuple(f"Category_Building_{level}" for level in COMBO_LEVELS)
+COMBO_TASKS: tuple[str, ...] = CATEGORY_BUILDING_TASKS + ("Pattern_Perception",)
+ALL_TASK_NAMES: tuple[str, ...] = TASK_NAMES + COMBO_TASKS
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", name.lower())
 
 
 class UnknownTaskError(ValueError):
     pass
 
 
-def canonical_task(name: str) -> str:
+def canonical_task(name: str, known: tuple[str, ...] = TASK_NAMES) -> str:
     """"relative depth", "Relative_Depth", "relative-depth" -> "Relative_Depth".
 
-    Raises UnknownTaskError with the closest known names for anything else.
+    known: the task names accepted (BLINK's by default; COMBO_TASKS or ALL_TASK_NAMES for
+    others). Raises UnknownTaskError with the closest known names for anything else.
     """
-    key = re.sub(r"[\s_\-]+", "", name.lower())
-    if key in _BY_KEY:
-        return _BY_KEY[key]
-    close = difflib.get_close_matches(name, TASK_NAMES, n=3, cutoff=0.5)
+    by_key = {_key(task): task for task in known}
+    if _key(name) in by_key:
+        return by_key[_key(name)]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise UnknownTaskError(f"unknown BLINK task {name!r}.{hint} Known tasks: {', '.join(TASK_NAMES)}")
+    what = "BLINK task" if known == TASK_NAMES else "task"
+    raise UnknownTaskError(f"unknown {what} {name!r}.{hint} Known tasks: {', '.join(known)}")
+
+
+def combo_tasks(names: list[str] | None) -> list[str]:
+    """User task names for `--benchmark combo` -> ComBo tasks; "Category_Building" means all
+    four levels; None means the four Category Building levels (Pattern Perception on request)."""
+    if not names:
+        return list(CATEGORY_BUILDING_TASKS)
+    out: list[str] = []
+    for name in names:
+        expanded = CATEGORY_BUILDING_TASKS if _key(name) == _key("Category_Building") else (
+            canonical_task(name, COMBO_TASKS),)
+        out.extend(t for t in expanded if t not in out)
+    return out
 
 
 _IDX = re.compile(r"^(val|test)_(.+)_(\d+)$")

@@ -28,7 +28,9 @@ def _default_output(benchmark: str, specialists: list[str] | None) -> str:
 
 def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="answer a benchmark's questions with specialists")
-    run.add_argument("--benchmark", default="blink", choices=["blink", "synthetic"])
+    run.add_argument("--benchmark", default="blink", choices=["blink", "synthetic", "combo"],
+                     help="blink (real data, --blink-root), synthetic (generated BLINK-format questions), or combo "
+                     "(Category Building per difficulty level and Pattern Perception; ComBo-lite without --combo-root)")
     run.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
     run.add_argument("--split", default="val", choices=["val", "test"])
     run.add_argument("--tasks", nargs="+", metavar="T", help="tasks to run (default: every task found)")
@@ -49,6 +51,13 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--synthetic-n", type=int, default=50, metavar="N",
                      help="--benchmark synthetic: questions generated per task (default 50)")
     run.add_argument("--images", metavar="DIR", help="--benchmark synthetic: photos to texture the scenes with")
+    run.add_argument("--combo-root", metavar="DIR|CSV",
+                     help="--benchmark combo: a real ComBo folder holding manifest.csv (default: ComBo-lite renders)")
+    run.add_argument("--combo-n", type=int, default=50, metavar="N",
+                     help="--benchmark combo: questions per Category Building level and for Pattern Perception")
+    run.add_argument("--combo-k-support", type=int, default=5, metavar="K",
+                     help="--benchmark combo: support images per Category Building category (default 5)")
+    run.add_argument("--combo-factors", metavar="TOML", help="--benchmark combo: factor table (default: 9,504 objects)")
     run.add_argument("--output-dir", help="run folder (default runs/<benchmark>-<specialist>-<time>)")
     run.add_argument("--resume", action="store_true", help="continue the run in --output-dir where it stopped")
     run.add_argument("--retry-errors", action="store_true", help="with --resume: answer failed questions again")
@@ -93,16 +102,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         specialist=args.specialist, checkpoint=args.checkpoint, limit=args.limit, device=args.device,
         batch_size=args.batch_size, precision=args.precision, seed=args.seed, answers=args.answers,
         blink_root=args.blink_root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
-        cache=args.cache, cache_dir=args.cache_dir, resume=args.resume, retry_errors=args.retry_errors,
+        combo_root=args.combo_root, combo_n=args.combo_n, combo_factors=args.combo_factors,
+        combo_k_support=args.combo_k_support, cache=args.cache, cache_dir=args.cache_dir,
+        resume=args.resume, retry_errors=args.retry_errors,
         progress=not args.no_progress,
     )
     results = run(config)
     print(markdown([load_run(output)]).split("\n## ")[0].rstrip())
+    if args.benchmark == "combo":
+        _print_combo_table(results)
     errors = sum(t["errors"] for t in results["tasks"].values())
     if errors:
         print(f"\n{errors} question(s) failed; their errors are in {Path(output) / 'samples.jsonl'} (status \"error\").")
     print(f"\nwrote {Path(output) / 'samples.jsonl'} and {Path(output) / 'results.json'}")
     return 0
+
+
+def _print_combo_table(results: dict) -> None:
+    """Category Building per difficulty level, next to ComBo's published rows (its Table 4)."""
+    from adapters.combo.evaluation import levels_of_run, markdown_table, run_label
+
+    levels = levels_of_run(results)
+    if levels is not None:
+        print(f"\nCategory Building by difficulty (accuracy in %; ComBo's Table 4 rows below, for reference)\n")
+        print(markdown_table({run_label(results): levels}))
 
 
 def cmd_default() -> int:
@@ -116,7 +139,7 @@ def cmd_default() -> int:
 
 def cmd_ls(args: argparse.Namespace) -> int:
     from adapters import registry
-    from adapters.tasks import BLINK_TASKS
+    from adapters.tasks import BLINK_TASKS, COMBO_TASKS, TASK_NAMES
 
     specs = registry.all_specs()
     weights = {row["name"]: row["status"] for row in cli_checkpoints.status_rows()}
@@ -126,6 +149,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
          "specialists": [s.name for s in registry.serving(t.name)]}
         for t in BLINK_TASKS
     ]
+    combo = [{"task": t, "benchmark": "combo", "default": registry.default_for(t).name,
+              "specialists": [s.name for s in registry.serving(t)]} for t in COMBO_TASKS]
     specialists = [
         {"name": s.name, "kind": s.kind, "summary": s.summary, "tasks": list(s.tasks),
          "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None
@@ -133,15 +158,19 @@ def cmd_ls(args: argparse.Namespace) -> int:
         for s in specs
     ]
     if args.json:
-        print(json.dumps({"tasks": tasks, "specialists": specialists}, indent=2))
+        print(json.dumps({"tasks": tasks, "combo_tasks": combo, "specialists": specialists}, indent=2))
         return 0
     print("Specialists:")
     for s in specialists:
-        served = "all BLINK tasks" if len(s["tasks"]) == len(BLINK_TASKS) else ", ".join(s["tasks"])
+        served = ("every task" if set(TASK_NAMES) <= set(s["tasks"]) and set(COMBO_TASKS) <= set(s["tasks"])
+                  else ", ".join(s["tasks"]))
         print(f"  {s['name']:<18} {s['kind']:<9} {s['summary']}; weights: {s['checkpoint_status']}; answers: {served}")
     print("\nTasks (val/test questions; default on BLINK (the paper's); default without weights (synthetic); all):")
     for t in tasks:
         print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} {t['default']:<16} {t['default_weight_free']:<16} {', '.join(t['specialists'])}")
+    print("\nComBo tasks (`run --benchmark combo`; default; all):")
+    for t in combo:
+        print(f"  {t['task']:<26} {t['default']:<16} {', '.join(t['specialists'])}")
     return 0
 
 

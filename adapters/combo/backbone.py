@@ -8,8 +8,10 @@ reads it back. Where a backbone can come from (`spec`):
 - "tiny-random": resnet18 with random weights at 64 px (test instance; accuracy meaningless);
 - "timm:NAME": the timm architecture NAME with random weights (no download);
 - an export folder or its config.json;
+- a checkpoint-manifest name of a timm model (`resnet50.tv_in1k`, ...): its weights resolved
+  locally and hash-checked by `checkpoints.resolve` (fetch or import them first);
 - a weight file (.safetensors/.pth/.bin) of timm model `architecture`, loaded offline through
-  timm's pretrained_cfg_overlay (checkpoints/ has no `resolve` yet, so pass the path).
+  timm's pretrained_cfg_overlay.
 """
 
 from __future__ import annotations
@@ -120,6 +122,19 @@ def load_backbone(spec: str, architecture: str | None = None,
         model = create_timm(arch, kwargs, pretrained=False, num_classes=0)
         config = timm_config(model, arch, size, kwargs, {"weights": "random"})
         return model.eval(), config, CheckpointRef(spec, None, None, tiny_random=True)
+    from checkpoints.manifest import load_manifest
+
+    entry = load_manifest().find(spec)
+    if entry is not None:
+        if entry.specialist != "timm":
+            raise BackboneLoadError(f"checkpoint {spec!r} is a {entry.specialist} checkpoint, not a timm backbone; "
+                                    "prototype retrieval takes the timm entries of `specialists checkpoints ls`")
+        from checkpoints import resolve
+
+        resolved = resolve(spec)  # MissingCheckpointError says how to fetch or import it
+        weights = resolved.path / entry.files[0] if resolved.path.is_dir() else resolved.path
+        model, config = _timm_from_file(weights, architecture or entry.name, image_size)
+        return model, config, resolved.ref
     path = Path(spec)
     if path.is_dir() or path.name == CONFIG_FILE:
         folder = path if path.is_dir() else path.parent
@@ -139,15 +154,20 @@ def load_backbone(spec: str, architecture: str | None = None,
     if path.is_file():
         if architecture is None:
             raise BackboneLoadError(f"{path} is a weight file; name its timm architecture (e.g. resnet50.tv_in1k)")
-        kwargs: dict[str, Any] = {"pretrained_cfg_overlay": {"file": str(path)}}
-        if path.suffix == ".safetensors":
-            kwargs["pretrained_cfg_overlay"]["custom_load"] = False
-        model = create_timm(architecture, None, pretrained=True, num_classes=0, **kwargs)
-        size = image_size or int(model.pretrained_cfg.get("input_size", (3, 224, 224))[-1])
-        config = timm_config(model, architecture, size, {}, {"weights": str(path)})
-        return model.eval(), config, CheckpointRef(path.name, _sha256(path), str(path))
+        model, config = _timm_from_file(path, architecture, image_size)
+        return model, config, CheckpointRef(path.name, _sha256(path), str(path))
     raise BackboneLoadError(f"backbone {spec!r} not found: give {TINY_RANDOM}, timm:NAME, an export folder "
                             "(from `specialists train combo`) or a weight file with its architecture")
+
+
+def _timm_from_file(path: Path, architecture: str, image_size: int | None) -> tuple[torch.nn.Module, BackboneConfig]:
+    """timm `architecture` with the weights of one local file (offline, via pretrained_cfg_overlay)."""
+    overlay: dict[str, Any] = {"file": str(path)}
+    if path.suffix == ".safetensors":
+        overlay["custom_load"] = False
+    model = create_timm(architecture, None, pretrained=True, num_classes=0, pretrained_cfg_overlay=overlay)
+    size = image_size or int(model.pretrained_cfg.get("input_size", (3, 224, 224))[-1])
+    return model.eval(), timm_config(model, architecture, size, {}, {"weights": str(path)})
 
 
 class Embedder:

@@ -42,6 +42,30 @@ def evaluate_by_level(questions: Sequence[CategoryBuildingQuestion], solver: Sol
     return out
 
 
+def levels_of_run(results: Mapping) -> dict[str, dict] | None:
+    """A `specialists run --benchmark combo` results dict -> level -> {"n", "accuracy", "ci95",
+    "errors"} (the rows markdown_table takes); None when the run has no Category Building task."""
+    from adapters.tasks import CATEGORY_BUILDING_TASKS, COMBO_LEVELS
+
+    tasks = results.get("tasks", {})
+    if not any(t in tasks for t in CATEGORY_BUILDING_TASKS):
+        return None
+    empty = {"n": 0, "accuracy": None, "ci95": None, "errors": 0}
+    return {level: {k: tasks.get(task, empty).get(k) for k in empty}
+            for level, task in zip(COMBO_LEVELS, CATEGORY_BUILDING_TASKS)}
+
+
+def run_label(results: Mapping) -> str:
+    """The row name of a run: its specialist and checkpoint (flagging random weights)."""
+    tasks = [t for t in results.get("tasks", {}).values() if t.get("specialist")]
+    specialist = tasks[0]["specialist"] if tasks else "?"
+    checkpoint = tasks[0].get("checkpoint") if tasks else None
+    if not checkpoint:
+        return specialist
+    flag = " (random weights: meaningless)" if checkpoint.get("tiny_random") else ""
+    return f"{specialist}: {checkpoint.get('name')}{flag}"
+
+
 def markdown_table(rows: Mapping[str, Mapping[str, dict]], with_published: bool = True) -> str:
     """Rows name -> level results (from evaluate_by_level) as a Markdown table in percent,
     followed by the published reference rows."""

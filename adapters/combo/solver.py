@@ -1,5 +1,9 @@
-"""The prototype-retrieval specialist as a Solver: embeds every image of a batch of Category
-Building questions in one pass, then assigns each query to its nearest prototype."""
+"""The prototype-retrieval specialist as a Solver: embeds every image of a batch of ComBo
+questions in one pass, then assigns each query to its nearest prototype.
+
+Category Building: one prototype per category (the mean of its support embeddings), the query
+goes to the nearer. Pattern Perception is the same rule with one-image "categories": each
+candidate is its own prototype and the reference is the query."""
 
 from __future__ import annotations
 
@@ -10,21 +14,24 @@ from checkpoints import CheckpointRef
 from adapters.questions import Decision, MCQuestion, QuestionError
 from adapters.solver import Solver, SolverOptions
 
-from .backbone import TINY_RANDOM, Embedder, load_backbone
+from .backbone import Embedder, load_backbone
 from .category_building import CategoryBuildingQuestion
+from .pattern_perception import PatternPerceptionQuestion
 from .retrieval import prototype_scores
 
 RULE = "combo.prototype_retrieval"
+# The paper's pretrained ResNet-50 (torchvision's weights, as ComBo used), from the manifest.
+DEFAULT_CHECKPOINT = "resnet50.tv_in1k"
 
 
 class PrototypeRetrieval(Solver):
-    """options.checkpoint: a backbone spec for `load_backbone` (default tiny-random)."""
+    """options.checkpoint: a backbone spec for `load_backbone` (default DEFAULT_CHECKPOINT)."""
 
     specialist = "prototype"
 
     def __init__(self, options: SolverOptions, architecture: str | None = None) -> None:
         super().__init__(options)
-        model, config, self._ref = load_backbone(options.checkpoint or TINY_RANDOM, architecture)
+        model, config, self._ref = load_backbone(options.checkpoint or DEFAULT_CHECKPOINT, architecture)
         self.embedder = Embedder(model, config, options.device, batch_size=max(1, options.batch_size) * 11)
 
     @property
@@ -37,29 +44,41 @@ class PrototypeRetrieval(Solver):
             raise result
         return result
 
+    @staticmethod
+    def _groups(question: MCQuestion) -> tuple[list[list], object, dict]:
+        """(support images per choice, query image, decision details) of one question."""
+        if isinstance(question, CategoryBuildingQuestion):
+            supports, query = question.supports_and_query()
+            return supports, query, {"level": question.level, "w2_distance": round(question.distance, 4)}
+        if isinstance(question, PatternPerceptionQuestion):
+            reference, candidates = question.reference_and_candidates()
+            return [[c] for c in candidates], reference, {"changed": list(question.changed)}
+        raise QuestionError(f"{question.idx}: prototype retrieval answers ComBo's Category Building and Pattern "
+                            f"Perception questions, not {question.task}")
+
     def decide_batch(self, questions: Sequence[MCQuestion]) -> list[Decision | Exception]:
-        layouts: list[tuple[int, int] | Exception] = []
-        images = []
+        layouts: list[tuple[int, list[int], dict] | Exception] = []
+        images: list = []
         for q in questions:
-            if not isinstance(q, CategoryBuildingQuestion):
-                layouts.append(QuestionError(f"{q.idx}: prototype retrieval answers Category Building questions only"))
-                continue
             try:
-                supports, query = q.supports_and_query()
+                supports, query, details = self._groups(q)
             except Exception as exc:  # one bad question must not stop the batch
                 layouts.append(exc)
                 continue
-            layouts.append((len(images), len(supports[0]), len(supports[1])))
-            images.extend(supports[0] + supports[1] + [query])
+            layouts.append((len(images), [len(group) for group in supports], details))
+            images.extend([im for group in supports for im in group] + [query])
         embeddings = self.embedder(images) if images else None
         results: list[Decision | Exception] = []
         for q, layout in zip(questions, layouts):
             if isinstance(layout, Exception):
                 results.append(layout)
                 continue
-            start, k1, k2 = layout
-            e = embeddings[start:start + k1 + k2 + 1]
-            scores = prototype_scores([e[:k1], e[k1:k1 + k2]], e[-1])
-            results.append(Decision.from_scores({"A": float(scores[0]), "B": float(scores[1])}, RULE,
-                                                {"level": q.level, "w2_distance": round(q.distance, 4)}))
+            start, sizes, details = layout
+            groups, at = [], start
+            for size in sizes:
+                groups.append(embeddings[at:at + size])
+                at += size
+            scores = prototype_scores(groups, embeddings[at])
+            letters = "ABCDE"[:len(sizes)]
+            results.append(Decision.from_scores({l: float(v) for l, v in zip(letters, scores)}, RULE, details))
         return results
