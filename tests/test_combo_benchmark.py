@@ -162,3 +162,13 @@ def test_manifest_backbone_name_resolves_local_weights(tmp_path, monkeypatch):
     assert torch.equal(model.state_dict()["layer1.0.conv1.weight"], source.state_dict()["layer1.0.conv1.weight"])
     with pytest.raises(ValueError, match="not a timm backbone"):
         load_backbone("sd-2-1")
+
+
+def test_random_weight_backbones_are_the_same_network_every_time():
+    from adapters.combo.backbone import load_backbone
+
+    torch.manual_seed(123)
+    first = load_backbone("tiny-random")[0].state_dict()
+    torch.manual_seed(456)
+    second = load_backbone("tiny-random")[0].state_dict()
+    assert all(torch.equal(first[k], second[k]) for k in first)

@@ -23,6 +23,7 @@ def trained(tmp_path_factory):
         "--trainer.max_steps", "12", "--trainer.log_every_n_steps", "1", "--trainer.enable_progress_bar", "false",
         "--trainer.max_epochs", "-1", "--trainer.default_root_dir", str(tmp / "run"),
         "--trainer.callbacks.dirpath", str(export),  # the last callback of the config: ExportBackbone
+        "--trainer.callbacks.initial_dirpath", str(tmp / "initial"),
         "--data.factors", str(factors), "--data.image_size", "32", "--data.views_per_object", "1",
         "--data.batch_size", "8", "--data.num_workers", "0", "--data.augment", "false",
         "--model.warmup_steps", "0", "--model.lr", "0.003", "--model.label_smoothing", "0.0",
@@ -63,3 +64,12 @@ def test_export_reload_matches_the_trained_backbone(trained):
 def test_bad_export_folder_is_named(tmp_path):
     with pytest.raises(BackboneLoadError, match="not a backbone export"):
         load_backbone(str(tmp_path))
+
+
+def test_initial_export_is_the_network_before_its_first_step(trained):
+    tmp, _, export = trained
+    before, before_config, _ = load_backbone(str(tmp / "initial"))
+    after, after_config, _ = load_backbone(str(export))
+    assert before_config.trained["global_step"] == 0 and after_config.trained["global_step"] == 12
+    changed = [k for k, v in before.state_dict().items() if v.is_floating_point() and not torch.equal(v, after.state_dict()[k])]
+    assert "conv1.weight" in changed

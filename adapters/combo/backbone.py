@@ -7,6 +7,7 @@ reads it back. Where a backbone can come from (`spec`):
 
 - "tiny-random": resnet18 with random weights at 64 px (test instance; accuracy meaningless);
 - "timm:NAME": the timm architecture NAME with random weights (no download);
+  both initialised from torch seed 0, so the same spec is the same network everywhere;
 - an export folder or its config.json;
 - a checkpoint-manifest name of a timm model (`resnet50.tv_in1k`, ...): its weights resolved
   locally and hash-checked by `checkpoints.resolve` (fetch or import them first);
@@ -119,7 +120,11 @@ def load_backbone(spec: str, architecture: str | None = None,
         arch = "resnet18" if spec == TINY_RANDOM else spec[len("timm:"):]
         size = image_size or (64 if spec == TINY_RANDOM else 224)
         kwargs = {"img_size": size} if "vit" in arch or "deit" in arch else {}
-        model = create_timm(arch, kwargs, pretrained=False, num_classes=0)
+        # Seeded initialisation: the same spec is the same random backbone in every run and
+        # process (otherwise a random-weight row would change from one run to the next).
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            model = create_timm(arch, kwargs, pretrained=False, num_classes=0)
         config = timm_config(model, arch, size, kwargs, {"weights": "random"})
         return model.eval(), config, CheckpointRef(spec, None, None, tiny_random=True)
     from checkpoints.manifest import load_manifest
