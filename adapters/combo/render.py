@@ -133,9 +133,17 @@ def _euler(yaw: float, pitch: float, roll: float) -> np.ndarray:
     return rz @ rx @ ry
 
 
+# The factor table's shapes stand on +z ("top_face", "base_cap"); the camera's up is +y. Objects
+# are turned upright first, so yaw spins them about their own vertical axis and pitch is the
+# camera's elevation, as for objects resting on a table: "top" and "side" anchors then look
+# different (with the up axis lying sideways, yaw alone would turn a cube's top into its side).
+_Z_UP_TO_Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+
+
 @dataclass(frozen=True)
 class View:
-    """One random viewpoint and light: object rotation angles (radians), light direction (3,),
+    """One random viewpoint and light: yaw about the object's vertical axis, camera pitch
+    (elevation; positive looks down on the top) and roll, in radians; light direction (3,),
     zoom (fraction of the image the object spans), background grey level 0-255."""
 
     yaw: float
@@ -199,7 +207,7 @@ class ComboLiteRenderer:
     def render_object(self, obj: ComboObject, view: View) -> np.ndarray:
         size = self.image_size * self.supersample
         parts = self._parts(obj)
-        rot = _euler(view.yaw, view.pitch, view.roll)
+        rot = _euler(view.yaw, view.pitch, view.roll) @ _Z_UP_TO_Y_UP
         all_vertices = np.vstack([p[0] for p in parts]) @ rot.T
         lo, hi = all_vertices[:, :2].min(0), all_vertices[:, :2].max(0)
         centre = (lo + hi) / 2
