@@ -73,3 +73,19 @@ def test_initial_export_is_the_network_before_its_first_step(trained):
     assert before_config.trained["global_step"] == 0 and after_config.trained["global_step"] == 12
     changed = [k for k, v in before.state_dict().items() if v.is_floating_point() and not torch.equal(v, after.state_dict()[k])]
     assert "conv1.weight" in changed
+
+
+@pytest.mark.parametrize("config", ["combo_lite_cpu", "resnet50_one_epoch", "vit_b16_one_epoch"])
+def test_every_shipped_config_builds_model_data_and_callbacks(config, tmp_path):
+    """The GPU recipes cannot train here, but they must parse and build (a typo fails at once)."""
+    from train.cli import ComboCLI
+    from train.combo_module import ComboClassifier
+    from train.datamodule import ComboDataModule
+    from train.export import ExportBackbone
+
+    cli = ComboCLI(ComboClassifier, ComboDataModule, run=False, save_config_kwargs={"overwrite": True},
+                   args=["--config", f"train/configs/{config}.yaml", "--trainer.accelerator", "cpu",
+                         "--trainer.devices", "1", "--trainer.default_root_dir", str(tmp_path)])
+    assert cli.model.num_classes == 9504
+    export = [c for c in cli.trainer.callbacks if isinstance(c, ExportBackbone)]
+    assert len(export) == 1 and export[0].initial_dirpath and export[0].dirpath != export[0].initial_dirpath
