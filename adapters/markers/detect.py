@@ -9,7 +9,8 @@ fitted with a circle (robust least squares), and the fit must cover most angles,
 leave the inside mostly free of that colour.
 
 Labels: text pixels are searched around each circle in two polarities (text in the ring colour;
-light text on a dark box), grouped into words and read by glyphs.GlyphClassifier.
+light text on a dark box: the holes of the dark mask, see box_text_words), grouped into words
+and read by glyphs.GlyphClassifier.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ MAX_CANDIDATES = 60
 RING_MARGIN = 1.5  # px past a ring's outer edge that count as ring, not label
 # (low, high, join): hysteresis levels of text-likeness and whether 1 px gaps are bridged; the
 # strict level separates a glyph from scene blobs of the ring's colour that touch it
-INK_LEVELS = ((0.28, 0.62, True), (0.5, 0.8, False))
+# ("cores": opened by a 3x3 cross first, for bold strokes that touch scene specks)
+INK_LEVELS = ((0.28, 0.62, True), (0.5, 0.8, False), (0.4, 0.7, "cores"))
+# Labels in a dark box: box pixels are darker than BOX_DARK (L, 0-100; drawn boxes have L <= ~20,
+# their light text L >= ~85); text-likeness goes from 0 to 1 between the two BOX_LEVELS.
+BOX_DARK = 38.0
+BOX_LEVELS = (22.0, 70.0)
+BOX_TOLERANCE = 12.0  # L units a box's pixels stay within of its median (JPEG noise)
 
 
 @dataclass(frozen=True)
@@ -245,7 +252,12 @@ def _words_from_mask(soft: np.ndarray, origin: tuple[int, int], polarity: str, b
 def _words_at_level(soft, origin, polarity, box_rect, low, high, join) -> list[Word]:
     ox, oy = origin
     mask = _hysteresis(soft, low, high).astype(np.uint8)
-    joined = cv2.dilate(mask, np.ones((2, 2), np.uint8)) if join else mask
+    if join == "cores":
+        # strokes >= 3 px wide: keep what grows back from the eroded cores, which cuts scene
+        # specks hanging on a glyph by a thin neck (they would change its shape and extent)
+        cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+        mask = cv2.dilate(cv2.erode(mask, cross), cross) & mask
+    joined = cv2.dilate(mask, np.ones((2, 2), np.uint8)) if join is True else mask
     n, comp_ids, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     comps = []
     for i in range(1, n):
@@ -326,78 +338,94 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
 def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Circle] | None = None) -> list[Word]:
     """Light words on dark filled rectangles within `reach` px of `circle`.
 
-    Pixels of the given rings (default: `circle`'s own) are neither box nor text: a ring drawn
-    1-4 px from its box may touch the box's corner after anti-aliasing and JPEG."""
+    Text first: the glyphs of a boxed label are light regions wholly enclosed by dark pixels
+    (the box pads the text on every side), so they are the holes of the dark mask. Dark scene
+    pixels touching the box do not change its holes, which is why this beats finding the box as
+    a dark component. The box itself is then measured around each word (`_box_around`): a frame
+    of dark pixels of about equal width on every side. Pixels of the given rings (default:
+    `circle`'s own) count as light, so a dark ring's inside is never a hole.
+    """
     H, W = lab.shape[:2]
     x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
     x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
     light = np.ascontiguousarray(lab[y0:y1, x0:x1, 0])
-    # a drawn box is flat: dark pixels whose 3x3 neighbourhood barely varies, so dark scene
-    # texture (fur, foliage) touching the box does not join it
-    mean = cv2.blur(light, (3, 3))
-    spread = np.sqrt(np.maximum(cv2.blur(light * light, (3, 3)) - mean * mean, 0))
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     ring = np.zeros(light.shape, bool)
     for c in circles or [circle]:
-        ring |= np.hypot(xx - c.x, yy - c.y) <= c.outer + RING_MARGIN
-    words: list[Word] = []
-    seen: set[tuple[int, int, int, int]] = set()
-    # two views of "dark": every dark pixel (small boxes, whose pad is too thin to look flat),
-    # and the flat ones (boxes touching dark scene texture)
-    for dark in ((light < 28).astype(np.uint8), ((light < 28) & (spread < 3.0)).astype(np.uint8)):
-        words.extend(_boxes_in(light, dark & ~ring, ring, (x0, y0), seen))
+        ring |= np.abs(np.hypot(xx - c.x, yy - c.y) - c.r) <= c.width / 2 + 1.0
+    dark = (light < BOX_DARK) & ~ring
+    # holes: 4-connected light regions not reaching the crop's edge (8-connectivity would let a
+    # JPEG-lightened pixel of a thin pad join the text to the scene diagonally)
+    n, comp = cv2.connectedComponents((~dark).astype(np.uint8), connectivity=4)
+    edge = np.unique(np.concatenate([comp[0], comp[-1], comp[:, 0], comp[:, -1]]))
+    hole = np.ones(n, bool)
+    hole[edge] = False
+    hole[0] = False  # label 0: the dark pixels themselves
+    holes = hole[comp]
+    if not holes.any():
+        return []
+    allowed = cv2.dilate(holes.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) & ~ring
+    soft = np.clip((light - BOX_LEVELS[0]) / (BOX_LEVELS[1] - BOX_LEVELS[0]), 0, 1).astype(np.float32) * allowed
+    words = []
+    for word in _words_from_mask(soft, (x0, y0), "box"):
+        rect = _box_around(light, dark, word.rect, (x0, y0))
+        if rect is not None:
+            words.append(Word(word.rect, word.mask, "box", rect))
     return words
 
 
-def _box_text(light: np.ndarray, ring: np.ndarray, box_level: float, bx: int, by: int, bw: int, bh: int):
-    """((bx, by, bw, bh), soft text mask) when the rectangle looks like a dark box holding light
-    text, else None."""
-    bx, by = max(0, bx), max(0, by)
-    bw, bh = min(light.shape[1] - bx, bw), min(light.shape[0] - by, bh)
-    inner = light[by:by + bh, bx:bx + bw]
-    on_ring = ring[by:by + bh, bx:bx + bw]
-    if on_ring.all():
-        return None
-    top = float(np.percentile(inner[~on_ring], 97))
-    if top - box_level < 30:
-        return None
-    comp = (inner < box_level + 10) | on_ring
-    soft = np.clip((inner - box_level) / (top - box_level), 0, 1).astype(np.float32) * ~comp
-    text = soft > 0.5
-    # a box: the dark pixels plus the text they enclose fill the rectangle
-    if (comp | text).mean() < 0.88 or not 0.03 <= text.mean() <= 0.65:
-        return None
-    # text must not touch the box's edges (it is padded inside the box)
-    if text[0].any() or text[-1].any() or text[:, 0].any() or text[:, -1].any():
-        if not (bx == 0 or by == 0 or bx + bw == light.shape[1] or by + bh == light.shape[0]):
-            return None
-    return (bx, by, bw, bh), soft
+def _box_around(light: np.ndarray, dark: np.ndarray, rect, origin) -> tuple[int, int, int, int] | None:
+    """The dark box padding the text at `rect` (image coords), or None when there is none.
 
+    A drawn box pads its text's ink by max(2, round(cap height / 4)) px on every side
+    (render._label_patch). From each side of the text we walk outwards while the strip next to
+    it keeps the box's own lightness (within BOX_TOLERANCE of the strip 1 px out), at most one
+    pixel past the expected pad, so dark scene touching the box cannot inflate it; every
+    side not cut by the crop's edge must reach the expected pad less one pixel.
+    """
+    ox, oy = origin
+    h, w = dark.shape
+    tx0, ty0, tx1, ty1 = rect[0] - ox, rect[1] - oy, rect[2] - ox, rect[3] - oy
+    expected = max(2, int(round(0.25 * (ty1 - ty0))))
+    sides = ("left", "top", "right", "bottom")
 
-def _boxes_in(light: np.ndarray, dark: np.ndarray, ring: np.ndarray, origin: tuple[int, int], seen: set) -> list[Word]:
-    """Words inside the box-shaped components of `dark` (rects already in `seen` skipped);
-    `ring` marks ring pixels, which count as neither box nor text."""
-    x0, y0 = origin
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=4)
-    words: list[Word] = []
-    for i in range(1, n):
-        bx, by, bw, bh, area = stats[i]
-        if bh < 6 or bw < 6 or bh > 60 or bw > 90 or area < 20:
-            continue
-        box_level = float(np.median(light[labels == i]))
-        # the flat test drops the box's outermost pixels (their 3x3 window sees the scene): try
-        # the rectangle as found and grown back by one pixel
-        for grow in (0, 1):
-            found = _box_text(light, ring, box_level, bx - grow, by - grow, bw + 2 * grow, bh + 2 * grow)
-            if found is not None:
+    def strip(side: str, offset: int) -> np.ndarray | None:
+        if side == "left":
+            i = tx0 - offset - 1
+            return light[ty0:ty1, i] if i >= 0 else None
+        if side == "right":
+            i = tx1 + offset
+            return light[ty0:ty1, i] if i < w else None
+        if side == "top":
+            i = ty0 - offset - 1
+            return light[i, tx0:tx1] if i >= 0 else None
+        i = ty1 + offset
+        return light[i, tx0:tx1] if i < h else None
+
+    # the box's lightness: the strips 1 px out from the text's ink (0 px out is anti-aliased)
+    near = [s for s in (strip(side, 1) for side in sides) if s is not None]
+    if not near:
+        return None
+    level = float(np.median(np.concatenate(near)))
+    if level >= BOX_DARK:
+        return None
+    pads = []
+    for side in sides:
+        pad = 0
+        while pad <= expected:
+            values = strip(side, pad)
+            if values is None:
+                pad = expected  # cut by the crop's (image's) edge: take the drawn pad
                 break
-        if found is None:
-            continue
-        (bx, by, bw, bh), soft = found
-        rect = (bx + x0, by + y0, bx + bw + x0, by + bh + y0)
-        if rect in seen:
-            continue
-        seen.add(rect)
-        for word in _words_from_mask(soft, (bx + x0, by + y0), "box", rect):
-            words.append(word)
-    return words
+            # the first strip touches the text's anti-aliased edge: only ask it to be dark
+            if pad == 0:
+                if np.median(values) >= BOX_DARK:
+                    break
+            elif (np.abs(values - level) <= BOX_TOLERANCE).mean() < 0.7:
+                break
+            pad += 1
+        if pad < expected - 1:
+            return None
+        pads.append(pad)
+    left, top, right, bottom = pads
+    return (rect[0] - left, rect[1] - top, rect[2] + right, rect[3] + bottom)

@@ -29,6 +29,10 @@ CAP_HEIGHTS = (7.0, 9.0, 12.0, 16.0, 22.0)
 GRID = 16  # glyphs are compared as GRID x GRID images
 ASPECT_WEIGHT = 0.6  # how much the log aspect ratio counts next to the unit-norm shape vector
 MIN_SIMILARITY = 0.80  # below this, nothing is read
+# Negative classes a label is easily taken for: labels are never digits, so an "8" this close
+# to its nearest "B" (similarity gap <= CONFUSABLE_MARGIN) is read as the B it most likely is.
+CONFUSABLE = {"8": "B"}
+CONFUSABLE_MARGIN = 0.03
 
 
 @dataclass(frozen=True)
@@ -111,8 +115,14 @@ class GlyphClassifier:
             other = row[self.classes != nearest]
             similarity = float(row[best])
             margin = float(similarity - other.max()) if len(other) else 1.0
-            ok = nearest in LABELS and similarity >= MIN_SIMILARITY and (allowed is None or nearest in allowed)
-            out[i] = Reading(nearest if ok else None, similarity, margin, nearest)
+            label = nearest
+            if nearest in CONFUSABLE:  # "8" that is nearly as much a "B": a label, read as B
+                twin = CONFUSABLE[nearest]
+                twin_sim = float(row[self.classes == twin].max())
+                if similarity - twin_sim <= CONFUSABLE_MARGIN:
+                    label, similarity = twin, twin_sim
+            ok = label in LABELS and similarity >= MIN_SIMILARITY and (allowed is None or label in allowed)
+            out[i] = Reading(label if ok else None, similarity, margin, nearest)
         return out
 
 

@@ -2,8 +2,10 @@
 
 Per image: find the drawn circles (detect.find_circles), read the words around them in both
 polarities (detect.colour_text_words / box_text_words + glyphs.GlyphClassifier), then give each
-expected label one circle. The assignment is the cheapest one-to-one choice of (reading, circle)
-per label, where cost = gap between word and ring + doubt of the reading + disagreement between
+expected label one circle. A reading may label a circle only where the renderer could have
+put it (`placement_error`: on one of 8 sides, 1-4 px from the ring, centred or on the diagonal,
+within MAX_PLACEMENT_ERROR px). The assignment is the cheapest one-to-one choice of (reading,
+circle) per label, where cost = placement error + doubt of the reading + disagreement between
 the labels' sides (one drawing style puts every label on the same side). When a different circle
 for some label costs nearly as much, or a label has no reading beside any circle, the parser
 raises MarkerError instead of guessing.
@@ -31,12 +33,16 @@ MAX_OPTIONS = 4  # (reading, circle) options kept per label, nearest first
 STYLE_RADIUS = 3.0  # px: the rings of one question differ at most this much in radius
 STYLE_COLOUR = 30.0  # Lab units: ... and in colour (JPEG shifts thin rings' colour)
 STYLE_HEIGHT = 1.5  # ... and their label words in height by at most this factor
+GAP_RANGE = (-1.5, 5.0)  # px past the measured ring edge where a label's near edge may lie
+MAX_PLACEMENT_ERROR = 3.0  # px a label may sit off its drawn placement (rounding, lost AA edges)
+PLACEMENT_WEIGHT = 2.0  # cost per px of placement error
 MIN_WORD_HEIGHT = 7  # px: a word read from fewer rows is a scene speck (labels are >= 8 px; REF: 8)
 
 
 @dataclass
 class LabelRead:
-    """A word read as `label` (Reading inside), with its rect and, per circle, the gap to it."""
+    """A word read as `label` (Reading inside), with its rect and, per circle it may label, how
+    far (px) it sits from a drawn placement beside that circle (`placement_error`)."""
 
     word: Word
     reading: Reading
@@ -87,8 +93,9 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
     readings = classifier.read_many([w.mask for w in unique], tuple(labels))
     reads = [LabelRead(w, r) for w, r in zip(unique, readings)
              if r.label is not None and w.rect[3] - w.rect[1] >= MIN_WORD_HEIGHT + (r.label == "REF")]
-    # a reading inside a larger successful one is part of it ("E" in "REF")
-    reads = [r for r in reads if not any(_contains(o.word.rect, r.word.rect) for o in reads)]
+    # a reading inside a larger successful one of another label is part of it ("E" in "REF");
+    # one of the same label is kept (the larger one may have swallowed a speck of the scene)
+    reads = [r for r in reads if not any(_contains(o.word.rect, r.word.rect) and o.label != r.label for o in reads)]
     # the same rect read twice (two masks of one word): keep the most similar reading
     best: dict[tuple, LabelRead] = {}
     for r in reads:
@@ -98,23 +105,40 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
     return list(best.values())
 
 
-def _gap_limit(read: LabelRead) -> float:
-    x0, y0, x1, y1 = read.word.rect
-    return max(7.0, 0.6 * (y1 - y0))
+def placement_error(rect, c: Circle) -> tuple[float, float]:
+    """(px off the nearest drawn placement, gap) of a label rect (x0, y0, x1, y1) beside circle `c`.
 
-
-def _beside(rect, c: Circle) -> bool:
-    """Whether a label rect sits on one of the 8 sides of circle `c` as labels are placed: centred
-    on it left/right (rows) or above/below (columns), or with its nearest corner on a diagonal.
-    A word touching a ring at an odd offset belongs to some other drawing or to the scene."""
+    render._place puts a label on one of 8 sides at reach = ring edge + gap (1-4 px): centred on
+    the circle's row (left/right) or column (top/bottom), or with its nearest corner on a
+    diagonal. The error is how far the rect is from the closest such placement, allowing the
+    gap anywhere in [GAP_RANGE] past the measured ring edge (c.outer): a rect read a pixel
+    short (a glyph's anti-aliased edge lost to the ring's margin) still fits. gap: the rect's
+    distance from the ring edge along that side.
+    """
     x0, y0, x1, y1 = rect
-    w, h = x1 - x0, y1 - y0
-    dx, dy = (x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y
-    if abs(dy) <= 0.3 * h + 2.5 or abs(dx) <= 0.3 * w + 2.5:
-        return True
-    corner_x = x0 - c.x if dx > 0 else (x1 - 1) - c.x
-    corner_y = y0 - c.y if dy > 0 else (y1 - 1) - c.y
-    return abs(abs(corner_x) - abs(corner_y)) <= 0.25 * max(abs(corner_x), abs(corner_y)) + 3.0
+    x1, y1 = x1 - 1, y1 - 1  # inclusive ink extent
+    lo, hi = c.outer + GAP_RANGE[0], c.outer + GAP_RANGE[1]
+
+    def off(v: float) -> float:  # distance of a reach to [lo, hi]
+        return max(lo - v, 0.0, v - hi)
+
+    best = (np.inf, 0.0)
+    centre_x, centre_y = (x0 + x1) / 2, (y0 + y1) / 2
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)):
+        near_x = x0 - c.x if dx > 0 else c.x - x1  # distance of the rect's near edges
+        near_y = y0 - c.y if dy > 0 else c.y - y1
+        if dx and dy:  # diagonal: both near edges at reach / sqrt(2)
+            reach = (near_x + near_y) / np.sqrt(2.0)
+            err = abs(near_x - near_y) / np.sqrt(2.0) + off(reach)
+        elif dx:
+            reach = near_x
+            err = abs(centre_y - c.y) + off(reach)
+        else:
+            reach = near_y
+            err = abs(centre_x - c.x) + off(reach)
+        if err < best[0]:
+            best = (float(err), float(reach - c.outer))
+    return best
 
 
 def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None = None) -> ImageParse:
@@ -123,13 +147,15 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     lab = to_lab(rgb)
     circles = find_circles(rgb, lab)
     reads = _read_words(rgb, lab, circles, labels, classifier) if circles else []
-    # a "circle" centred inside a word that was read is a glyph's bowl (B, D, R), not a marker
-    circles = [c for c in circles if not any(_rect_distance(c.x, c.y, r.rect) == 0 for r in reads)]
+    # a "circle" centred inside a word that was read is a glyph's bowl (B, D, R), not a marker;
+    # unless the word is no taller than the ring itself (a ring plus a speck read as "D")
+    circles = [c for c in circles if not any(_rect_distance(c.x, c.y, r.rect) == 0
+                                             and r.rect[3] - r.rect[1] > 2 * c.outer + 2 for r in reads)]
     for read in reads:
         for j, c in enumerate(circles):
-            gap = _rect_distance(c.x, c.y, read.rect) - c.outer
-            if -2.0 <= gap <= _gap_limit(read) and _beside(read.rect, c):
-                read.gaps[j] = gap
+            error, _ = placement_error(read.rect, c)
+            if error <= MAX_PLACEMENT_ERROR:
+                read.gaps[j] = error
     missing: dict[str, str] = {}
     options: dict[str, list[tuple[LabelRead, int]]] = {}
     for label in labels:
@@ -195,7 +221,7 @@ def _cost(combo, circles: list[Circle]) -> float:
     cost = 0.0
     directions = []
     for read, j in combo:
-        cost += max(read.gaps[j], 0.0) + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
+        cost += PLACEMENT_WEIGHT * read.gaps[j] + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
         x0, y0, x1, y1 = read.rect
         v = np.array([(x0 + x1) / 2 - circles[j].x, (y0 + y1) / 2 - circles[j].y])
         directions.append(v / max(np.linalg.norm(v), 1e-6))
