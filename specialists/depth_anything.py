@@ -1,14 +1,15 @@
 """Depth Anything v1 / v2 (relative depth) on transformers.
 
 Images in, one `DisparityMap` per image out, at the image's own size: relative disparity,
-LARGER = CLOSER, meaningful only for ordinal comparisons. Preprocessing is the checkpoint's own
-image processor (DPT: aspect kept, sides multiples of 14 around 518, ImageNet normalisation);
-images whose processed sizes agree are batched together (aspect-ratio buckets).
+LARGER = CLOSER, meaningful only for ordinal comparisons. Preprocessing follows the checkpoint's
+own image processor (DPT: aspect kept, sides multiples of 14 around 518, ImageNet normalisation),
+expressed as the engine's `Preprocess` so the batched engine runs the model: images whose
+processed sizes agree share a batch (aspect-ratio buckets), and with a feature cache attached
+(`use_cache`) the model-resolution prediction of an image already seen is read, not recomputed.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
@@ -16,8 +17,13 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from .engine import Engine, ImageRequest, ModelSpec, Preprocess
+from .feature_cache import FeatureCache, weights_fingerprint
 from .precision import DTYPES, dtype_of, place
 from .outputs import DisparityMap
+
+SPEC_NAME = "depth_anything"
+LAYER = "predicted_depth"  # the relative-depth head's output at model resolution, before resizing
 
 # Hub ids of the published checkpoints (weights are resolved offline by the checkpoint registry).
 HUB_IDS = {
@@ -35,10 +41,30 @@ class DepthAnything:
 
     def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32", batch_size: int = 8) -> None:
         self.device = torch.device(device)
+        self.precision = precision
         self.dtype = dtype_of(precision)
         self.model = place(model, self.device, self.dtype)
         self.processor = processor
+        self.preprocess = dpt_preprocess(processor)
         self.batch_size = batch_size
+        self.use_cache(None)
+
+    def use_cache(self, cache: FeatureCache | None, checkpoint_sha256: str | None = None) -> None:
+        """Run through a fresh engine that reads / writes `cache` (None: no cache). The key's
+        checkpoint part is `checkpoint_sha256`, or the weights' own fingerprint when there is no
+        file behind them (random weights)."""
+        if cache is None:
+            identity = checkpoint_sha256 or "uncached"  # no key is ever made: skip hashing the weights
+        else:
+            identity = checkpoint_sha256 or f"weights:{weights_fingerprint(self.model)}"
+
+        def forward(module, x: torch.Tensor) -> torch.Tensor:
+            """(B, 3, h, w) normalised float -> (B, h, w) float32 relative disparity."""
+            return module(pixel_values=x.to(self.dtype)).predicted_depth.float()
+
+        spec = ModelSpec(SPEC_NAME, self.model, self.preprocess, forward=forward, batch_size=self.batch_size,
+                         checkpoint_sha256=identity, layer=LAYER)
+        self.engine = Engine([spec], self.device, self.precision, cache=cache)
 
     @classmethod
     def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32", batch_size: int = 8):
@@ -75,19 +101,34 @@ class DepthAnything:
 
     @torch.no_grad()
     def __call__(self, images: Sequence[Image.Image]) -> list[DisparityMap]:
-        """One disparity map per image, at that image's (H, W)."""
-        pixels = [self.processor(images=img.convert("RGB"), return_tensors="pt")["pixel_values"] for img in images]
-        buckets: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for i, p in enumerate(pixels):
-            buckets[tuple(p.shape[-2:])].append(i)
-        out: list[DisparityMap | None] = [None] * len(images)
-        for indices in buckets.values():
-            for start in range(0, len(indices), self.batch_size):
-                chunk = indices[start : start + self.batch_size]
-                batch = torch.cat([pixels[i] for i in chunk]).to(self.device, self.dtype)
-                predicted = self.model(pixel_values=batch).predicted_depth.float()  # (B, h, w)
-                for i, depth in zip(chunk, predicted):
-                    size = (images[i].height, images[i].width)
-                    full = F.interpolate(depth[None, None], size=size, mode="bicubic", align_corners=False)[0, 0]
-                    out[i] = DisparityMap(full.cpu())
-        return out  # type: ignore[return-value]
+        """One disparity map per image, at that image's (H, W): the engine's (h, w) prediction
+        (cached or computed) upsampled bicubically."""
+        predicted = self.engine.run([ImageRequest(i, SPEC_NAME, img) for i, img in enumerate(images)])
+        out = []
+        for i, img in enumerate(images):
+            depth = predicted[i].float()
+            full = F.interpolate(depth[None, None], size=(img.height, img.width), mode="bicubic", align_corners=False)
+            out.append(DisparityMap(full[0, 0].cpu()))
+        return out
+
+
+def dpt_preprocess(processor) -> Preprocess:
+    """The engine's equivalent of a DPT image processor: transformers' DPT processor is itself a
+    torchvision uint8 resize (antialiased) then normalise, so this reproduces it to float rounding."""
+    size = processor.size
+    height, width = (size["height"], size["width"]) if isinstance(size, dict) else (size.height, size.width)
+    if height != width:
+        raise ValueError(f"DPT processor size {height}x{width}: only square targets are supported")
+    if getattr(processor, "do_pad", False) or getattr(processor, "do_center_crop", False):
+        raise ValueError("DPT processor pads or crops: not supported by the engine's preprocessing")
+    interpolation = {Image.BICUBIC: "bicubic", Image.BILINEAR: "bilinear"}.get(processor.resample)
+    if interpolation is None:
+        raise ValueError(f"DPT processor resample {processor.resample!r}: only bicubic or bilinear are supported")
+    return Preprocess(
+        size=height,
+        mode="fit" if processor.keep_aspect_ratio else "square",
+        multiple_of=processor.ensure_multiple_of or 1,
+        mean=tuple(float(v) for v in processor.image_mean),
+        std=tuple(float(v) for v in processor.image_std),
+        interpolation=interpolation,
+    )

@@ -5,6 +5,12 @@ from its posterior (mean + std * noise: the same distribution as N separate enco
 the reference code runs); DDIM forward noise at timestep t; one UNet pass with the prompt
 embedding, stopped right after up-block `up_ft_index` (later blocks never run); the N feature
 maps averaged.
+
+The batched engine runs it (square resize, batching, autocast), one engine spec per (preset,
+prompt, seed). Each image's noise comes from its own generator seeded with `seed`, so an image's
+features do not depend on which images share its batch: with a seed they are a function of
+(weights, preset, prompt, seed, pixels) and the feature cache (`use_cache`) may store them;
+with `seed=None` the draw is unseeded and the engine never caches it.
 """
 
 from __future__ import annotations
@@ -17,9 +23,10 @@ import numpy as np
 import torch
 from PIL import Image
 
+from .engine import Engine, ImageRequest, ModelSpec, Preprocess
+from .feature_cache import FeatureCache, weights_fingerprint
 from .precision import DTYPES, dtype_of, place
 from .outputs import FeatureMap
-
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,14 @@ PRESETS = {
 }
 
 
+class _Parts(torch.nn.Module):
+    """The VAE and UNet as one module: what the engine places and runs."""
+
+    def __init__(self, vae, unet) -> None:
+        super().__init__()
+        self.vae, self.unet = vae, unet
+
+
 class _StopAfterBlock(Exception):
     def __init__(self, output: torch.Tensor) -> None:
         self.output = output
@@ -49,18 +64,33 @@ class DiftFeaturizer:
     """Stable Diffusion parts: vae (AutoencoderKL), unet (UNet2DConditionModel), scheduler
     (DDIMScheduler), text_encoder (CLIPTextModel) and tokenizer (CLIPTokenizer)."""
 
-    def __init__(self, vae, unet, scheduler, text_encoder, tokenizer, device: str = "cpu", precision: str = "fp32"):
+    def __init__(self, vae, unet, scheduler, text_encoder, tokenizer, device: str = "cpu", precision: str = "fp32",
+                 batch_size: int = 8):
         self.device = torch.device(device)
+        self.precision = precision
         self.dtype = dtype_of(precision)
         self.vae = place(vae, self.device, self.dtype)
         self.unet = place(unet, self.device, self.dtype)
         self.text_encoder = text_encoder.to(self.device).eval()
         self.tokenizer = tokenizer
         self.scheduler = scheduler
+        self.batch_size = batch_size  # images per engine batch (each is `ensemble` UNet samples)
         self._prompt_cache: dict[str, torch.Tensor] = {}
+        self.use_cache(None)
+
+    def use_cache(self, cache: FeatureCache | None, checkpoint_sha256: str | None = None) -> None:
+        """Run through a fresh engine that reads / writes `cache` (None: no cache). The key's
+        checkpoint part is `checkpoint_sha256`, or a fingerprint of the VAE, UNet and text
+        encoder weights when no file stands behind them (random weights)."""
+        if cache is None:
+            self._identity = checkpoint_sha256 or "uncached"  # no key is ever made: skip hashing the weights
+        else:
+            self._identity = checkpoint_sha256 or f"weights:{weights_fingerprint(self.vae, self.unet, self.text_encoder)}"
+        self.engine = Engine([], self.device, self.precision, cache=cache)
 
     @classmethod
-    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32") -> "DiftFeaturizer":
+    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32",
+                        batch_size: int = 8) -> "DiftFeaturizer":
         """Load a local diffusers folder (vae/, unet/, scheduler/, text_encoder/, tokenizer/)."""
         from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
         from transformers import CLIPTextModel, CLIPTokenizer
@@ -78,6 +108,7 @@ class DiftFeaturizer:
             CLIPTokenizer.from_pretrained(folder, subfolder="tokenizer", local_files_only=True),
             device,
             precision,
+            batch_size,
         )
 
     @classmethod
@@ -124,34 +155,72 @@ class DiftFeaturizer:
         x = torch.stack(batch).permute(0, 3, 1, 2).float() / 127.5 - 1.0
         return x.to(self.device, self.dtype)
 
-    @torch.no_grad()
     def __call__(
         self,
         images: Sequence[Image.Image],
         preset: DiftPreset | str = "geometric",
         prompts: Sequence[str] | None = None,
-        seed: int = 0,
+        seed: int | None = 0,
     ) -> list[FeatureMap]:
-        """Features of each image; `prompts` (one per image, e.g. "a photo of a cat") default to ""."""
+        """Features of each image; `prompts` (one per image, e.g. "a photo of a cat") default to "".
+        seed None: unseeded noise (never cached)."""
         preset = PRESETS[preset] if isinstance(preset, str) else preset
         if preset.up_ft_index >= len(self.unet.up_blocks):
             raise ValueError(f"up_ft_index {preset.up_ft_index} but the UNet has {len(self.unet.up_blocks)} up-blocks")
         prompts = list(prompts) if prompts is not None else [""] * len(images)
-        generator = torch.Generator(self.device).manual_seed(seed)
-        x = self.preprocess(images, preset.image_size)
-        posterior = self.vae.encode(x).latent_dist
-        n, b = preset.ensemble, len(images)
-        mean = posterior.mean.repeat_interleave(n, 0)
-        std = posterior.std.repeat_interleave(n, 0)
-        latents = (mean + std * torch.randn(mean.shape, generator=generator, device=self.device, dtype=mean.dtype))
-        latents = latents * self.vae.config.scaling_factor
-        t = torch.tensor([preset.t], device=self.device, dtype=torch.long)
-        noise = torch.randn(latents.shape, generator=generator, device=self.device, dtype=latents.dtype)
-        noisy = self.scheduler.add_noise(latents, noise, t)
-        context = torch.cat([self.prompt_embedding(p) for p in prompts]).repeat_interleave(n, 0)
-        features = self._unet_until(noisy, t.expand(b * n), context, preset.up_ft_index)
-        features = features.float().view(b, n, *features.shape[1:]).mean(1)
+        requests = [ImageRequest(i, self._spec(preset, prompt, seed), img) for i, (img, prompt) in enumerate(zip(images, prompts))]
+        features = self.engine.run(requests)
         return [FeatureMap(features[i], (img.height, img.width)) for i, img in enumerate(images)]
+
+    def _spec(self, preset: DiftPreset, prompt: str, seed: int | None) -> str:
+        """The engine spec for one (preset, prompt, seed), registered on first use; its name."""
+        name = f"dift {preset} prompt={prompt!r} seed={seed}"
+        if name in self.engine.specs:
+            return name
+        context = self.prompt_embedding(prompt)
+
+        def forward(parts: _Parts, x: torch.Tensor) -> torch.Tensor:
+            return self.features(x.to(self.dtype), preset, context, seed)
+
+        self.engine.add(ModelSpec(
+            name, _Parts(self.vae, self.unet),
+            # PIL-free twin of `preprocess`: antialiased bilinear square resize, then [-1, 1]
+            Preprocess(size=preset.image_size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5)),
+            forward=forward, batch_size=self.batch_size, checkpoint_sha256=self._identity,
+            layer=f"dift up_ft_index={preset.up_ft_index} t={preset.t} ensemble={preset.ensemble} "
+                  f"prompt={prompt!r} seed={seed}",
+            random_draw="unseeded" if seed is None else "seeded",
+        ))
+        return name
+
+    @torch.no_grad()
+    def features(self, x: torch.Tensor, preset: DiftPreset, context: torch.Tensor, seed: int | None) -> torch.Tensor:
+        """(B, 3, S, S) images in [-1, 1] -> (B, C, h, w) float32 features, the ensemble's mean.
+
+        context: (1, 77, D) prompt states, shared by the batch. Image i's 2 * ensemble noise
+        tensors come from a generator seeded with `seed` (the same draws for every image), so
+        its features do not depend on the rest of the batch.
+        """
+        posterior = self.vae.encode(x).latent_dist
+        n, b = preset.ensemble, x.shape[0]
+        mean = posterior.mean.repeat_interleave(n, 0)  # (B * n, 4, S/8, S/8)
+        std = posterior.std.repeat_interleave(n, 0)
+        eps, noise = self._draws(b, mean.shape[1:], n, mean.dtype, seed)
+        latents = (mean + std * eps) * self.vae.config.scaling_factor
+        t = torch.tensor([preset.t], device=self.device, dtype=torch.long)
+        noisy = self.scheduler.add_noise(latents, noise, t)
+        features = self._unet_until(noisy, t.expand(b * n), context.expand(b * n, -1, -1), preset.up_ft_index)
+        return features.float().view(b, n, *features.shape[1:]).mean(1)
+
+    def _draws(self, b: int, shape, n: int, dtype, seed: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Posterior draws and forward-process noise, each (b * n, *shape): per image, n of each
+        from a generator seeded afresh with `seed` (the global RNG when seed is None)."""
+        eps, noise = [], []
+        for _ in range(b):
+            generator = None if seed is None else torch.Generator(self.device).manual_seed(seed)
+            eps.append(torch.randn((n, *shape), generator=generator, device=self.device, dtype=dtype))
+            noise.append(torch.randn((n, *shape), generator=generator, device=self.device, dtype=dtype))
+        return torch.cat(eps), torch.cat(noise)
 
     def _unet_until(self, sample, timesteps, context, up_ft_index: int) -> torch.Tensor:
         """Run the UNet and stop as soon as up-block `up_ft_index` has produced its output."""

@@ -59,12 +59,15 @@ class Preprocess:
     """How an image becomes the model's input; `describe()` is its identity in the cache key.
 
     mode "short_side": scale so the shorter side is `size` (aspect kept), sides rounded to a
-    multiple of `multiple_of`; "square": resize to size x size (DIFT). `crop`: centre crop side
-    after resizing (timm's eval transform), or None. mean/std apply to [0, 1] pixels.
+    multiple of `multiple_of`; "fit": DPT's keep_aspect_ratio rule (Depth Anything's processor):
+    of the two scales that would make each side `size`, take the one closer to 1 (scale as
+    little as possible), then round both sides to a multiple of `multiple_of`; "square": resize
+    to size x size (DIFT). `crop`: centre crop side after resizing (timm's eval transform), or
+    None. mean/std apply to [0, 1] pixels.
     """
 
     size: int
-    mode: Literal["short_side", "square"] = "short_side"
+    mode: Literal["short_side", "fit", "square"] = "short_side"
     crop: int | None = None
     multiple_of: int = 1
     mean: tuple[float, float, float] = (0.485, 0.456, 0.406)
@@ -74,7 +77,11 @@ class Preprocess:
     def resized_size(self, height: int, width: int) -> tuple[int, int]:
         if self.mode == "square":
             return self.size, self.size
-        scale = self.size / min(height, width)
+        if self.mode == "fit":
+            scale_h, scale_w = self.size / height, self.size / width
+            scale = scale_w if abs(1 - scale_w) < abs(1 - scale_h) else scale_h
+        else:
+            scale = self.size / min(height, width)
         m = self.multiple_of
         return max(m, round(height * scale / m) * m), max(m, round(width * scale / m) * m)
 
@@ -185,6 +192,7 @@ class Engine:
         if precision not in DTYPES:
             raise EngineInputError(f"precision {precision!r} is not one of {sorted(DTYPES)}")
         self.device = torch.device(device)
+        self.precision = precision
         self.dtype = DTYPES[precision]
         self.cache = cache
         self.output_device = torch.device(output_device)
@@ -238,7 +246,7 @@ class Engine:
     # -- steps ----------------------------------------------------------------------------
 
     def _cache_key(self, spec: ModelSpec, image: ImageInput) -> CacheKey:
-        return CacheKey(spec.checkpoint_sha256, spec.preprocess.describe(), spec.layer, content_hash(image))
+        return CacheKey(spec.checkpoint_sha256, spec.preprocess.describe(), spec.layer, content_hash(image), self.precision)
 
     def _run_model(self, spec: ModelSpec, requests: list[ImageRequest]) -> dict[Hashable, Output]:
         results: dict[Hashable, Output] = {}

@@ -1,7 +1,9 @@
 """The feature cache: one safetensors file per (checkpoint, preprocessing, layer, image) output.
 
-Key parts: checkpoint sha256, the preprocessing's description, the layer or preset, and the
-image's content hash; any part changing gives a new entry. Files are written to a temporary name
+Key parts: checkpoint sha256, the preprocessing's description, the layer or preset, the image's
+content hash and the precision the model ran in; any part changing gives a new entry. Random-weight
+test models have no checkpoint file: `weights_fingerprint` hashes their weights and configuration
+instead, so the same seed and architecture hit and anything else misses. Files are written to a temporary name
 and renamed into place (`os.replace` is atomic on POSIX), so a killed process leaves either the
 old entry, the new one, or a stray temporary file that the next start removes: never a torn
 entry. A file that fails to load anyway is dropped and counted as a miss.
@@ -39,15 +41,35 @@ class UnseededOutputError(ValueError):
 @dataclass(frozen=True)
 class CacheKey:
     """checkpoint_sha256: the weights' hash; preprocessing: how pixels became the input;
-    layer: layer / preset name; image_sha256: the image's content hash."""
+    layer: layer / preset name; image_sha256: the image's content hash; precision: fp32 | bf16 |
+    fp16, the dtype the model ran in (bf16 features are not fp32 features)."""
 
     checkpoint_sha256: str
     preprocessing: str
     layer: str
     image_sha256: str
+    precision: str = "fp32"
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
+
+
+def weights_fingerprint(*modules: torch.nn.Module) -> str:
+    """sha256 over the modules' classes, configurations (when they carry one, as transformers and
+    diffusers models do) and every state-dict tensor's name, dtype, shape and bytes: the cache
+    identity of weights that came from no file (`--checkpoint tiny-random`). Hashing the weights
+    themselves rather than the seed means a change of seed, architecture or torch's RNG all miss."""
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(type(module).__qualname__.encode())
+        config = getattr(module, "config", None)
+        if config is not None:
+            digest.update(repr(sorted(dict(config).items()) if isinstance(config, dict) else config.to_json_string()).encode())
+        for name, tensor in module.state_dict().items():
+            t = tensor.detach().to("cpu").contiguous()
+            digest.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
+            digest.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
 
 
 class FeatureCache:

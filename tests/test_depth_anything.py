@@ -42,3 +42,14 @@ def test_from_pretrained_reads_a_transformers_folder(model, tmp_path):
     assert torch.allclose(loaded([image])[0].disparity, model([image])[0].disparity, atol=1e-5)
     with pytest.raises(ValueError, match="no config.json"):
         DepthAnything.from_pretrained(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("shape", [(48, 64), (64, 48), (700, 500), (30, 200)])
+def test_engine_preprocessing_reproduces_the_dpt_processor(model, shape):
+    """The engine's "fit" Preprocess built from the processor gives the processor's own pixels:
+    same size (scale closest to 1, multiples of 14) and values to float rounding."""
+    image = _image(7, shape)
+    expected = model.processor(images=image, return_tensors="pt")["pixel_values"]
+    ours = model.preprocess(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
+    assert ours.shape == expected.shape
+    torch.testing.assert_close(ours, expected, atol=1e-5, rtol=0)

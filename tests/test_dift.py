@@ -106,3 +106,16 @@ def test_encode_once_matches_the_n_encode_reference_in_distribution(dift):
     # the check can fail: a wrong estimator (another timestep) lands well outside that band
     wrong = dift(image, DiftPreset(64, 900, 1, 192), seed=3)[0].features
     assert gap(wrong, ref_a) > 2 * monte_carlo
+
+
+def test_features_do_not_depend_on_the_batch(dift):
+    """Each image draws its noise from its own seeded generator: alone or in a batch, in any
+    position, its features are the same (what makes them cacheable by image)."""
+    images = _images(3)
+    preset = DiftPreset(64, 261, 1, 2)
+    together = dift(images, preset, seed=4)
+    reversed_order = dift(images[::-1], preset, seed=4)[::-1]
+    for i, image in enumerate(images):
+        torch.testing.assert_close(reversed_order[i].features, together[i].features, atol=1e-5, rtol=1e-5)
+        (alone,) = dift([image], preset, seed=4)
+        torch.testing.assert_close(alone.features, together[i].features, atol=1e-5, rtol=1e-5)

@@ -30,7 +30,7 @@ def test_miss_then_hit_for_tensors_and_dicts(tmp_path):
     assert set(got) == {"features", "pooled"} and torch.equal(got["features"], torch.ones(2, 2))
 
 
-@pytest.mark.parametrize("part", ["checkpoint_sha256", "preprocessing", "layer", "image_sha256"])
+@pytest.mark.parametrize("part", ["checkpoint_sha256", "preprocessing", "layer", "image_sha256", "precision"])
 def test_every_key_part_matters(tmp_path, part):
     cache = FeatureCache(tmp_path)
     cache.put(KEY, torch.ones(3))
@@ -118,3 +118,21 @@ def test_entries_survive_a_killed_writer(tmp_path):
     assert not list(root.glob("*/.tmp-*"))
     for i in range(50):
         assert torch.equal(cache.get(CacheKey("c", "p", "l", str(i))), torch.full((256, 256), float(i)))
+
+
+def test_weights_fingerprint_follows_the_weights_not_the_object():
+    from specialists.feature_cache import weights_fingerprint
+
+    def net(seed, width=4):
+        torch.manual_seed(seed)
+        return torch.nn.Sequential(torch.nn.Conv2d(3, width, 3), torch.nn.BatchNorm2d(width))
+
+    same = weights_fingerprint(net(0))
+    assert len(same) == 64 and weights_fingerprint(net(0)) == same  # rebuilt from the same seed: same key
+    assert weights_fingerprint(net(1)) != same  # another seed
+    assert weights_fingerprint(net(0, width=5)) != same  # another architecture
+    assert weights_fingerprint(net(0).to(torch.bfloat16)) != same  # another dtype
+    changed = net(0)
+    with torch.no_grad():
+        changed[1].running_mean[0] += 1  # buffers count too
+    assert weights_fingerprint(changed) != same

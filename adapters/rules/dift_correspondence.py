@@ -44,7 +44,8 @@ class DiftCorrespondence(ModelSolver):
         return DiftFeaturizer.tiny(o.seed, o.device, o.precision)
 
     def build_real(self, path):
-        return DiftFeaturizer.from_pretrained(path, self.options.device, self.options.precision)
+        o = self.options
+        return DiftFeaturizer.from_pretrained(path, o.device, o.precision, o.batch_size)
 
     def model_input(self, question: MCQuestion) -> _Pair:
         preset = PRESET_FOR_TASK.get(question.task)

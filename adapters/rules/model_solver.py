@@ -1,5 +1,12 @@
 """The shape every neural solver shares: weights from `--checkpoint`, one batched model call per
-batch, the decision rule per question, and per-question failures kept per question."""
+batch, the decision rule per question, and per-question failures kept per question.
+
+Feature cache (`--cache read|refresh`): a specialist wrapper that runs on the batched engine
+offers `use_cache(cache, checkpoint_sha256)`; the solver opens the cache folder and hands it the
+sha256 of the weights it loaded (None for `tiny-random`: the wrapper then fingerprints its own
+random weights). The same engine path runs with the cache off, so decisions do not depend on
+the cache mode, only on whether features were computed or read back bit-exact.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +15,21 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from checkpoints import CheckpointRef
+from specialists.feature_cache import FeatureCache
 
 from ..questions import Decision, MCQuestion
 from ..solver import Solver, SolverOptions
 from .loading import load_weights
+
+
+def open_feature_cache(options: SolverOptions) -> FeatureCache | None:
+    """The run's feature cache (`--cache`, `--cache-dir`, default $SPECIALISTS_HOME/features);
+    None when the mode is off."""
+    if options.cache == "off":
+        return None
+    from checkpoints.locations import specialists_home
+
+    return FeatureCache(options.cache_dir or specialists_home() / "features", mode=options.cache)  # type: ignore[arg-type]
 
 
 class ModelSolver(Solver):
@@ -23,6 +41,15 @@ class ModelSolver(Solver):
     def __init__(self, options: SolverOptions) -> None:
         super().__init__(options)
         self.model, self._checkpoint = load_weights(options, self.default_checkpoint, self.build_tiny, self.build_real)
+        self.feature_cache = open_feature_cache(options)
+        use_cache = getattr(self.model, "use_cache", None)  # wrappers on the engine; others ignore --cache
+        if self.feature_cache is not None and use_cache is not None:
+            use_cache(self.feature_cache, self._checkpoint.sha256)
+
+    @property
+    def engine(self):
+        """The wrapper's `specialists.engine.Engine` (its `stats` count cache hits), or None."""
+        return getattr(self.model, "engine", None)
 
     @property
     def checkpoint(self) -> CheckpointRef:
