@@ -15,6 +15,7 @@ from typing import Any, Iterator, Sequence
 
 from checkpoints.hashing import sha256_file
 
+from adapters.blink import DataFile
 from adapters.questions import DATASET_ANSWERS, MCQuestion
 from adapters.tasks import CATEGORY_BUILDING_TASKS, combo_tasks
 
@@ -41,16 +42,6 @@ class ComboSettings:
     image_size: int = 64
     factors: str | None = None
     seed: int = 0
-
-
-@dataclass(frozen=True)
-class _File:
-    path: Path
-    sha256: str
-    size: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "sha256": self.sha256, "size": self.size}
 
 
 def _manifest_path(root: str) -> Path:
@@ -83,7 +74,7 @@ class ComboBenchmark:
             source = ComboLiteSource(ComboLiteRenderer(self.table, settings.image_size, seed=settings.seed))
             self.root = Path("combo-lite")
         self.source = source
-        self._files = [_File(p, sha256_file(p), p.stat().st_size) for p in files]
+        self._files = [DataFile(p, sha256_file(p), p.stat().st_size) for p in files]
         self._questions = self._build()
 
     def _build(self) -> dict[str, list[MCQuestion]]:
@@ -110,7 +101,7 @@ class ComboBenchmark:
                 "image_size": s.image_size if not s.root else None, "difficulty_features": "pixels (16x16)",
                 "factor_table": str(self.table.source), "n_objects": self.table.n_objects, "seed": s.seed}
 
-    def data_files(self) -> list[_File]:
+    def data_files(self) -> list[DataFile]:
         return list(self._files)
 
     def count(self, task: str) -> int:
