@@ -89,3 +89,36 @@ def test_every_shipped_config_builds_model_data_and_callbacks(config, tmp_path):
     assert cli.model.num_classes == 9504
     export = [c for c in cli.trainer.callbacks if isinstance(c, ExportBackbone)]
     assert len(export) == 1 and export[0].initial_dirpath and export[0].dirpath != export[0].initial_dirpath
+
+
+def test_factorised_head_sums_the_logits_of_each_objects_parts():
+    """Each object's logit is the sum of its four parts' logits, so the 9,504-way cross-entropy
+    equals the sum of one cross-entropy per part."""
+    from train.combo_module import FactorisedHead
+
+    table = FactorTable.load(None)
+    head = FactorisedHead(16, table)
+    features = torch.randn(5, 16)
+    labels = torch.tensor([0, 1, 5000, 7777, table.n_objects - 1])
+    parts = head.linear(features)
+    sizes = (len(table.primary_options), len(table.secondary_options), table.n_appearances, table.n_appearances)
+    for object_id in labels.tolist():
+        obj = table.object(object_id)
+        primary = table.primary_options.index(table.anchor(obj.primary_shape, obj.anchor))
+        secondary = table.secondary_options.index(table.pivot(obj.secondary_shape, obj.pivot))
+        expected = [primary, sizes[0] + secondary,
+                    sum(sizes[:2]) + table.appearances.index(table.appearance(obj.primary_material, obj.primary_colour)),
+                    sum(sizes[:3]) + table.appearances.index(table.appearance(obj.secondary_material, obj.secondary_colour))]
+        assert head.columns[object_id].tolist() == expected
+    joint = torch.nn.functional.cross_entropy(head(features), labels, reduction="none")
+    offsets = torch.tensor([0, *sizes[:-1]]).cumsum(0)
+    per_part = sum(torch.nn.functional.cross_entropy(chunk, (head.columns[labels] - offsets)[:, i], reduction="none")
+                   for i, chunk in enumerate(parts.split(sizes, dim=1)))
+    assert torch.allclose(joint, per_part, atol=1e-4)
+
+
+def test_unknown_head_is_named():
+    from train.combo_module import ComboClassifier
+
+    with pytest.raises(ValueError, match="model.head 'mlp'"):
+        ComboClassifier(backbone="resnet18", head="mlp")

@@ -1,7 +1,16 @@
-"""ComBo's auxiliary task as a LightningModule: a timm backbone with a Linear(num_features,
-n_objects) head trained to tell the 9,504 objects apart (n_objects from the factor table).
+"""ComBo's auxiliary task as a LightningModule: a timm backbone with a head trained to tell the
+9,504 objects apart (n_objects from the factor table), a softmax over every object.
 AdamW + linear warm-up then cosine decay per step, label smoothing, channels_last for CNNs;
-precision (bf16-mixed on GPUs) and DDP are Trainer settings."""
+precision (bf16-mixed on GPUs) and DDP are Trainer settings.
+
+Two heads give the n_objects logits:
+- "linear": Linear(num_features, n_objects), the paper's head (the GPU recipes).
+- "factorised": logit(object) = sum of one logit per part of the object (primary shape+anchor,
+  secondary shape+pivot, primary look, secondary look), so Linear(num_features, 11+6+12+12).
+  The loss is the same n_objects-way cross-entropy; the softmax then factorises into one
+  softmax per part, and every image teaches each part's classifier, not one class among 9,504
+  seen a handful of times. That is what lets a random-init network learn within minutes on a
+  CPU (the small CPU recipe)."""
 
 from __future__ import annotations
 
@@ -15,6 +24,34 @@ import torch.nn.functional as F
 
 from adapters.combo.backbone import BackboneConfig, create_timm, save_export, timm_config
 from adapters.combo.factors import FactorTable
+
+
+HEADS = ("linear", "factorised")
+
+
+class FactorisedHead(torch.nn.Module):
+    """(B, num_features) features -> (B, n_objects) logits, each the sum of its parts' logits.
+
+    Object ids are the factor table's mixed radix ((primary * n_secondary + secondary) * n_looks
+    + primary_look) * n_looks + secondary_look, so each part's index comes from divmod.
+    """
+
+    def __init__(self, num_features: int, table: FactorTable) -> None:
+        super().__init__()
+        sizes = (len(table.primary_options), len(table.secondary_options), table.n_appearances, table.n_appearances)
+        self.linear = torch.nn.Linear(num_features, sum(sizes))
+        ids = torch.arange(table.n_objects)
+        parts, rest = [], ids
+        for size in reversed(sizes):  # last part fastest
+            rest, part = rest.div(size, rounding_mode="floor"), rest % size
+            parts.append(part)
+        offsets = torch.tensor([0, *sizes[:-1]]).cumsum(0)
+        # (n_objects, 4): the column of each part's logit in the linear output
+        self.register_buffer("columns", torch.stack(parts[::-1], dim=1) + offsets, persistent=False)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        part_logits = self.linear(features)  # (B, sum(sizes))
+        return part_logits[:, self.columns].sum(dim=2)
 
 
 def _is_vit(name: str) -> bool:
@@ -31,12 +68,15 @@ class ComboClassifier(pl.LightningModule):
         image_size: square input size (ViTs are built for it).
         lr, weight_decay, warmup_steps, label_smoothing: the optimisation recipe.
         channels_last: NHWC memory format for CNNs (faster convolutions on GPUs).
+        head: "linear" (the paper's) or "factorised" (see the module docstring).
     """
 
     def __init__(self, backbone: str = "resnet50", pretrained_path: str | None = None, factors: str | None = None,
                  image_size: int = 224, lr: float = 1e-3, weight_decay: float = 0.05, warmup_steps: int = 100,
-                 label_smoothing: float = 0.1, channels_last: bool = True) -> None:
+                 label_smoothing: float = 0.1, channels_last: bool = True, head: str = "linear") -> None:
         super().__init__()
+        if head not in HEADS:
+            raise ValueError(f"model.head {head!r} is not known; use one of {', '.join(HEADS)}")
         self.save_hyperparameters()
         table = FactorTable.load(factors)
         self.num_classes = table.n_objects
@@ -48,7 +88,9 @@ class ComboClassifier(pl.LightningModule):
             if str(pretrained_path).endswith(".safetensors"):
                 overlay["custom_load"] = False
             extra = {"pretrained": True, "pretrained_cfg_overlay": overlay}
-        self.model = create_timm(backbone, self.model_kwargs, num_classes=self.num_classes, **extra)
+        timm_classes = self.num_classes if head == "linear" else 0
+        self.model = create_timm(backbone, self.model_kwargs, num_classes=timm_classes, **extra)
+        self.factorised_head = FactorisedHead(self.model.num_features, table) if head == "factorised" else None
         self.channels_last = channels_last and not _is_vit(backbone)
         if self.channels_last:
             self.model = self.model.to(memory_format=torch.channels_last)
@@ -62,7 +104,8 @@ class ComboClassifier(pl.LightningModule):
         x = (images - self.mean) / self.std
         if self.channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
-        return self.model(x)
+        out = self.model(x)
+        return out if self.factorised_head is None else self.factorised_head(out)
 
     def _step(self, batch, stage: str) -> torch.Tensor:
         images, labels = batch
@@ -102,7 +145,7 @@ class ComboClassifier(pl.LightningModule):
         h = self.hparams
         return timm_config(self.model, h.backbone, h.image_size, self.model_kwargs, trained={
             "task": "combo-9504-way", "n_objects": self.num_classes, "factor_table_sha256": self.factor_table_sha256,
-            "pretrained_path": h.pretrained_path, "global_step": int(self.global_step),
+            "pretrained_path": h.pretrained_path, "global_step": int(self.global_step), "head": h.head,
         })
 
     def export(self, folder: str | Path) -> Path:
