@@ -29,10 +29,10 @@ from .registry import SpecialistSpec, assign
 from .scoring import macro_micro, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
+from specialists.feature_cache import MODES as CACHE_MODES
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic", "combo")
-CACHE_MODES = ("off", "read", "refresh")
 
 
 class RunDirError(ValueError):

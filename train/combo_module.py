@@ -30,24 +30,17 @@ HEADS = ("linear", "factorised")
 
 
 class FactorisedHead(torch.nn.Module):
-    """(B, num_features) features -> (B, n_objects) logits, each the sum of its parts' logits.
-
-    Object ids are the factor table's mixed radix ((primary * n_secondary + secondary) * n_looks
-    + primary_look) * n_looks + secondary_look, so each part's index comes from divmod.
-    """
+    """(B, num_features) features -> (B, n_objects) logits, each the sum of its parts' logits
+    (FactorTable.PARTS, whose indices FactorTable.parts_of reads off the object id)."""
 
     def __init__(self, num_features: int, table: FactorTable) -> None:
         super().__init__()
-        sizes = (len(table.primary_options), len(table.secondary_options), table.n_appearances, table.n_appearances)
+        sizes = table.part_sizes
         self.linear = torch.nn.Linear(num_features, sum(sizes))
-        ids = torch.arange(table.n_objects)
-        parts, rest = [], ids
-        for size in reversed(sizes):  # last part fastest
-            rest, part = rest.div(size, rounding_mode="floor"), rest % size
-            parts.append(part)
         offsets = torch.tensor([0, *sizes[:-1]]).cumsum(0)
+        parts = torch.tensor([table.parts_of(i) for i in range(table.n_objects)])
         # (n_objects, 4): the column of each part's logit in the linear output
-        self.register_buffer("columns", torch.stack(parts[::-1], dim=1) + offsets, persistent=False)
+        self.register_buffer("columns", parts + offsets, persistent=False)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         part_logits = self.linear(features)  # (B, sum(sizes))

@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 DEFAULT_FACTOR_FILE = Path(__file__).resolve().parent.parent / "data" / "combo_factors.toml"
 
@@ -182,10 +182,7 @@ class FactorTable:
         if isinstance(object_id, bool) or not isinstance(object_id, int) or not 0 <= object_id < self.n_objects:
             raise UnknownObjectError(f"object id {object_id!r} is not in the factor table "
                                      f"({self.source}: ids 0..{self.n_objects - 1})")
-        n_app = self.n_appearances
-        rest, secondary_look = divmod(object_id, n_app)
-        rest, primary_look = divmod(rest, n_app)
-        primary_option, secondary_option = divmod(rest, len(self.secondary_options))
+        primary_option, secondary_option, primary_look, secondary_look = self.parts_of(object_id)
         p, s = self.primary_options[primary_option], self.secondary_options[secondary_option]
         pa, sa = self.appearances[primary_look], self.appearances[secondary_look]
         return ComboObject(object_id, p.shape, p.name, s.shape, s.name, pa.material, pa.colour, sa.material, sa.colour)
@@ -206,8 +203,31 @@ class FactorTable:
         except KeyError as exc:
             raise UnknownObjectError(f"no object with factors {factors} in {self.source}: "
                                      f"{exc.args[0]} is not a known combination") from None
-        n_app = self.n_appearances
-        return ((p * len(self.secondary_options) + s) * n_app + pa) * n_app + sa
+        return self.object_of_parts((p, s, pa, sa))
+
+    # The four parts of an object (PARTS: primary shape+anchor option, secondary shape+pivot
+    # option, primary look, secondary look) are the digits of its id in mixed radix PART_SIZES.
+    PARTS = ("primary", "secondary", "primary_look", "secondary_look")
+
+    @property
+    def part_sizes(self) -> tuple[int, int, int, int]:
+        """How many values each of PARTS takes (11, 6, 12, 12 for the default table)."""
+        return len(self.primary_options), len(self.secondary_options), self.n_appearances, self.n_appearances
+
+    def parts_of(self, object_id: int) -> tuple[int, int, int, int]:
+        """Object id -> its index in each of PARTS (last part fastest)."""
+        digits = []
+        for size in reversed(self.part_sizes):
+            object_id, digit = divmod(object_id, size)
+            digits.append(digit)
+        return tuple(reversed(digits))  # type: ignore[return-value]
+
+    def object_of_parts(self, parts: Sequence[int]) -> int:
+        """Inverse of parts_of."""
+        object_id = 0
+        for digit, size in zip(parts, self.part_sizes):
+            object_id = object_id * size + digit
+        return object_id
 
     @cached_property
     def _indices(self) -> dict[str, dict[tuple[str, str], int]]:

@@ -22,8 +22,7 @@ from .factors import FactorTable
 from .sources import ImageSource
 
 TASK = "Pattern_Perception"
-# The parts of an object's id (FactorTable.object_id's mixed radix): index in the decomposition.
-PARTS = ("primary", "secondary", "primary_look", "secondary_look")
+PARTS = FactorTable.PARTS
 
 
 @dataclass
@@ -43,27 +42,12 @@ class PatternPerceptionQuestion(MCQuestion):
         return images[0], images[1:]
 
 
-def _parts(table: FactorTable, object_id: int) -> list[int]:
-    """object id -> [primary option, secondary option, primary look, secondary look] indices."""
-    n_app = table.n_appearances
-    rest, secondary_look = divmod(object_id, n_app)
-    rest, primary_look = divmod(rest, n_app)
-    primary, secondary = divmod(rest, len(table.secondary_options))
-    return [primary, secondary, primary_look, secondary_look]
-
-
-def _object_of(table: FactorTable, parts: list[int]) -> int:
-    n_app = table.n_appearances
-    return ((parts[0] * len(table.secondary_options) + parts[1]) * n_app + parts[2]) * n_app + parts[3]
-
-
 def one_part_neighbours(table: FactorTable, object_id: int) -> dict[str, list[int]]:
     """part name -> the objects that differ from `object_id` in that part alone."""
-    sizes = (len(table.primary_options), len(table.secondary_options), table.n_appearances, table.n_appearances)
-    parts = _parts(table, object_id)
+    parts = list(table.parts_of(object_id))
     out: dict[str, list[int]] = {}
-    for i, name in enumerate(PARTS):
-        out[name] = [_object_of(table, parts[:i] + [v] + parts[i + 1:]) for v in range(sizes[i]) if v != parts[i]]
+    for i, (name, size) in enumerate(zip(PARTS, table.part_sizes)):
+        out[name] = [table.object_of_parts(parts[:i] + [v] + parts[i + 1:]) for v in range(size) if v != parts[i]]
     return out
 
 
