@@ -22,6 +22,7 @@ built solver as two runs would be: naive_img_s is the cold run, engine_img_s the
 from __future__ import annotations
 
 import argparse
+import copy
 import io
 import json
 import resource
@@ -151,8 +152,10 @@ def _vits_depth_anything():
     return config, model, processor
 
 
-def _depth_anything_case(device, quick: bool, batch_size: int) -> Case:
+def _depth_anything_case(device, quick: bool, batch_size: int, precision: str) -> Case:
     from transformers import DepthAnythingForDepthEstimation
+
+    from specialists.depth_anything import SPEC_NAME, DepthAnything
 
     config, model, processor = _vits_depth_anything()
     naive_model = DepthAnythingForDepthEstimation(config).eval().to(device)
@@ -163,47 +166,19 @@ def _depth_anything_case(device, quick: bool, batch_size: int) -> Case:
         pixels = processor(images=img, return_tensors="pt")["pixel_values"].to(device)
         return naive_model(pixel_values=pixels).predicted_depth[0].cpu()
 
-    def forward(module, x):
-        return module(pixel_values=x).predicted_depth  # (B, h, w)
-
     cuda = device.type == "cuda"
-    spec = ModelSpec("depth_anything_vits", model,
-                     Preprocess(size=518, multiple_of=14, interpolation="bicubic"), forward=forward,
-                     batch_size=batch_size, checkpoint_sha256="random:depth-anything-vits", layer="predicted_depth")
+    # the engine runs exactly what DepthAnything.__call__ runs (its processor as the engine's Preprocess)
+    spec = DepthAnything(model, processor, str(device), precision, batch_size).engine.specs[SPEC_NAME]
     images = make_images(64 if cuda else 4, 480, 640, "JPEG")
     return Case(spec, naive, images, n_naive=16 if cuda else 2, n_engine=(512 if not quick else 128) if cuda else 4,
                 source="JPEG 640x480")
 
 
-class _Stop(Exception):
-    def __init__(self, output):
-        self.output = output
-
-
-def _unet_until(unet, sample, t, context, up_ft_index):
-    """The UNet run only through up-block `up_ft_index` (DIFT's truncation)."""
-
-    def stop(_m, _i, output):
-        raise _Stop(output)
-
-    handle = unet.up_blocks[up_ft_index].register_forward_hook(stop)
-    try:
-        unet(sample, t, encoder_hidden_states=context)
-    except _Stop as done:
-        return done.output
-    finally:
-        handle.remove()
-    raise RuntimeError("UNet finished before the requested up-block")
-
-
-class _DiftParts(torch.nn.Module):
-    def __init__(self, vae, unet):
-        super().__init__()
-        self.vae, self.unet = vae, unet
-
-
-def _dift_case(device, quick: bool, batch_size: int) -> Case:
+def _dift_case(device, quick: bool, batch_size: int, precision: str) -> Case:
     from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
+    from transformers import CLIPTextConfig, CLIPTextModel
+
+    from specialists.dift import DiftFeaturizer, DiftPreset, _byte_level_clip_tokenizer
 
     cuda = device.type == "cuda"
     torch.manual_seed(0)
@@ -224,42 +199,35 @@ def _dift_case(device, quick: bool, batch_size: int) -> Case:
                             up_block_types=("UpDecoderBlock2D",) * 4, layers_per_block=1, latent_channels=4,
                             sample_size=size)
     scheduler = DDIMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear")
-    parts = _DiftParts(vae.eval(), unet.eval()).to(device)
-    context = torch.zeros(1, 77, cross, device=device)  # the cached empty-prompt embedding stands in here
-    ensemble, t_step, up_ft_index = 8, 261, 1
+    text_encoder = CLIPTextModel(CLIPTextConfig(  # one small layer: the prompt is encoded once, outside the timing
+        vocab_size=514, hidden_size=cross, intermediate_size=2 * cross, num_hidden_layers=1, num_attention_heads=8,
+        max_position_embeddings=77, bos_token_id=512, eos_token_id=513, pad_token_id=513))
+    preset = DiftPreset(image_size=size, t=261, up_ft_index=1, ensemble=8)
+    tokenizer = _byte_level_clip_tokenizer()
+    # the naive loop keeps an fp32 copy: a featurizer casts its own parts to its dtype
+    reference = DiftFeaturizer(copy.deepcopy(vae), copy.deepcopy(unet), scheduler, text_encoder, tokenizer, str(device))
+    dift = DiftFeaturizer(vae, unet, scheduler, text_encoder, tokenizer, str(device), precision, batch_size)
+    context = reference.prompt_embedding("")
 
     def naive(data: bytes) -> torch.Tensor:
         """Reference DIFT: per image, fp32, the image copied 8 times and each copy VAE-encoded."""
         img = Image.open(io.BytesIO(data)).convert("RGB").resize((size, size), Image.BILINEAR)
         x = torch.from_numpy(np.array(img)).permute(2, 0, 1).float().div(127.5).sub(1)[None].to(device)
-        x = x.repeat(ensemble, 1, 1, 1)
-        latents = parts.vae.encode(x).latent_dist.sample() * parts.vae.config.scaling_factor
-        t = torch.tensor([t_step], device=device)
+        x = x.repeat(preset.ensemble, 1, 1, 1)
+        latents = reference.vae.encode(x).latent_dist.sample() * reference.vae.config.scaling_factor
+        t = torch.tensor([preset.t], device=device)
         noisy = scheduler.add_noise(latents, torch.randn_like(latents), t)
-        feats = _unet_until(parts.unet, noisy, t.expand(ensemble), context.expand(ensemble, -1, -1), up_ft_index)
+        feats = reference.unet_until(noisy, t.expand(preset.ensemble), context.expand(preset.ensemble, -1, -1),
+                                     preset.up_ft_index)
         return feats.mean(0).cpu()
 
-    def forward(module, x):
-        """Engine DIFT: a batch, ONE VAE encoding per image, 8 posterior draws, seeded noise."""
-        generator = torch.Generator(x.device).manual_seed(0)
-        posterior = module.vae.encode(x).latent_dist
-        b = x.shape[0]
-        mean = posterior.mean.repeat_interleave(ensemble, 0)
-        std = posterior.std.repeat_interleave(ensemble, 0)
-        latents = (mean + std * torch.randn(mean.shape, generator=generator, device=x.device, dtype=mean.dtype))
-        latents = latents * module.vae.config.scaling_factor
-        t = torch.tensor([t_step], device=x.device)
-        noise = torch.randn(latents.shape, generator=generator, device=x.device, dtype=latents.dtype)
-        noisy = scheduler.add_noise(latents, noise, t)
-        feats = _unet_until(module.unet, noisy, t.expand(b * ensemble), context.expand(b * ensemble, -1, -1), up_ft_index)
-        return feats.float().view(b, ensemble, *feats.shape[1:]).mean(1)
-
-    spec = ModelSpec("dift_ensemble8", parts, Preprocess(size=size, mode="square", mean=(0.5,) * 3, std=(0.5,) * 3),
-                     forward=forward, batch_size=batch_size, checkpoint_sha256="random:dift", layer="up1-t261-e8",
-                     random_draw="seeded")
+    # the engine runs exactly what DiftFeaturizer.__call__ runs: one VAE encoding per image,
+    # 8 posterior draws, per-image seeded noise, the UNet stopped after up-block 1
+    spec = dift.engine_spec(preset, "", seed=0)
     images = make_images(16 if cuda else 4, 480, 640, "JPEG")
     return Case(spec, naive, images, n_naive=4 if cuda else 2, n_engine=(64 if not quick else 16) if cuda else 4,
-                source="JPEG 640x480", extra={"image_size": size, "ensemble": ensemble})
+                source="JPEG 640x480", extra={"image_size": size, "ensemble": preset.ensemble})
+
 
 
 DEFAULT_BATCH = {  # (cpu, cuda)
@@ -269,15 +237,15 @@ DEFAULT_BATCH = {  # (cpu, cuda)
 CASES = list(DEFAULT_BATCH)
 
 
-def build(case: str, device, quick: bool, batch_size: int) -> Case:
+def build(case: str, device, quick: bool, batch_size: int, precision: str) -> Case:
     if case == "resnet50":
         return _timm_case(case, "resnet50", "JPEG", device, quick, batch_size)
     if case == "vit_b16":
         return _timm_case(case, "vit_base_patch16_224", "PNG", device, quick, batch_size)
     if case == "depth_anything_vits":
-        return _depth_anything_case(device, quick, batch_size)
+        return _depth_anything_case(device, quick, batch_size, precision)
     if case == "dift_ensemble8":
-        return _dift_case(device, quick, batch_size)
+        return _dift_case(device, quick, batch_size, precision)
     raise ValueError(f"unknown case {case!r}; choose from {', '.join(CASES)}")
 
 
@@ -354,7 +322,7 @@ def run_case(name: str, device: torch.device, precision: str, quick: bool, compi
     bs = batch_size or DEFAULT_BATCH[name][device.type == "cuda"]
     if name == "cache_relative_depth":
         return run_cached_task(device, precision, quick, bs)
-    case = build(name, device, quick, bs)
+    case = build(name, device, quick, bs, precision)
     case.spec.compile = compile_
     dtype = DTYPES[precision]
     with torch.no_grad():

@@ -172,6 +172,10 @@ class DiftFeaturizer:
         features = self.engine.run(requests)
         return [FeatureMap(features[i], (img.height, img.width)) for i, img in enumerate(images)]
 
+    def engine_spec(self, preset: DiftPreset, prompt: str = "", seed: int | None = 0) -> ModelSpec:
+        """The engine's ModelSpec for one (preset, prompt, seed): what `__call__` runs (benchmarks time it)."""
+        return self.engine.specs[self._spec(preset, prompt, seed)]
+
     def _spec(self, preset: DiftPreset, prompt: str, seed: int | None) -> str:
         """The engine spec for one (preset, prompt, seed), registered on first use; its name."""
         name = f"dift {preset} prompt={prompt!r} seed={seed}"
@@ -184,8 +188,7 @@ class DiftFeaturizer:
 
         self.engine.add(ModelSpec(
             name, _Parts(self.vae, self.unet),
-            # PIL-free twin of `preprocess`: antialiased bilinear square resize, then [-1, 1]
-            Preprocess(size=preset.image_size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5)),
+            engine_preprocess(preset.image_size),
             forward=forward, batch_size=self.batch_size, checkpoint_sha256=self._identity,
             layer=f"dift up_ft_index={preset.up_ft_index} t={preset.t} ensemble={preset.ensemble} "
                   f"prompt={prompt!r} seed={seed}",
@@ -209,7 +212,7 @@ class DiftFeaturizer:
         latents = (mean + std * eps) * self.vae.config.scaling_factor
         t = torch.tensor([preset.t], device=self.device, dtype=torch.long)
         noisy = self.scheduler.add_noise(latents, noise, t)
-        features = self._unet_until(noisy, t.expand(b * n), context.expand(b * n, -1, -1), preset.up_ft_index)
+        features = self.unet_until(noisy, t.expand(b * n), context.expand(b * n, -1, -1), preset.up_ft_index)
         return features.float().view(b, n, *features.shape[1:]).mean(1)
 
     def _draws(self, b: int, shape, n: int, dtype, seed: int | None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -222,7 +225,7 @@ class DiftFeaturizer:
             noise.append(torch.randn((n, *shape), generator=generator, device=self.device, dtype=dtype))
         return torch.cat(eps), torch.cat(noise)
 
-    def _unet_until(self, sample, timesteps, context, up_ft_index: int) -> torch.Tensor:
+    def unet_until(self, sample, timesteps, context, up_ft_index: int) -> torch.Tensor:
         """Run the UNet and stop as soon as up-block `up_ft_index` has produced its output."""
 
         def stop(_module, _inputs, output):
@@ -236,6 +239,12 @@ class DiftFeaturizer:
         finally:
             handle.remove()
         raise RuntimeError("the UNet finished without running the requested up-block")
+
+
+def engine_preprocess(size: int) -> Preprocess:
+    """The published PIL bilinear square resize to [-1, 1] (`DiftFeaturizer.preprocess`) on uint8
+    tensors: torchvision's antialiased bilinear, within one grey level of PIL's."""
+    return Preprocess(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5))
 
 
 def _byte_level_clip_tokenizer():

@@ -36,7 +36,7 @@ def test_truncated_pass_equals_that_block_in_a_full_pass(dift):
         dift.unet(sample, t, encoder_hidden_states=context)
     handle.remove()
     with torch.no_grad():
-        truncated = dift._unet_until(sample, t, context, 1)
+        truncated = dift.unet_until(sample, t, context, 1)
     assert torch.equal(truncated, seen["out"])
     assert not dift.unet.up_blocks[1]._forward_hooks  # the stop hook is removed
 
@@ -94,7 +94,7 @@ def test_encode_once_matches_the_n_encode_reference_in_distribution(dift):
             t = torch.full((preset.ensemble,), preset.t, dtype=torch.long)
             noisy = dift.scheduler.add_noise(latents, torch.randn(latents.shape, generator=g), t)
             context = dift.prompt_embedding("").repeat(preset.ensemble, 1, 1)
-            return dift._unet_until(noisy, t, context, preset.up_ft_index).mean(0)
+            return dift.unet_until(noisy, t, context, preset.up_ft_index).mean(0)
 
     def gap(a, b):
         return float((a - b).norm() / b.norm())
@@ -119,3 +119,13 @@ def test_features_do_not_depend_on_the_batch(dift):
         torch.testing.assert_close(reversed_order[i].features, together[i].features, atol=1e-5, rtol=1e-5)
         (alone,) = dift([image], preset, seed=4)
         torch.testing.assert_close(alone.features, together[i].features, atol=1e-5, rtol=1e-5)
+
+
+def test_engine_preprocessing_is_the_published_pil_resize_within_one_grey_level(dift):
+    from specialists.dift import engine_preprocess
+
+    image = _images(1)[0]
+    for size in (64, 256):
+        reference = dift.preprocess([image], size)[0].float()
+        ours = engine_preprocess(size)(torch.from_numpy(np.asarray(image.convert("RGB")).copy()).permute(2, 0, 1)[None])[0]
+        assert (ours - reference).abs().max() <= 1.01 / 127.5
