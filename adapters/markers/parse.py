@@ -46,7 +46,7 @@ class LabelRead:
 
     word: Word
     reading: Reading
-    gaps: dict[int, float] = field(default_factory=dict)
+    placement_errors: dict[int, float] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -105,15 +105,14 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
     return list(best.values())
 
 
-def placement_error(rect, c: Circle) -> tuple[float, float]:
-    """(px off the nearest drawn placement, gap) of a label rect (x0, y0, x1, y1) beside circle `c`.
+def placement_error(rect, c: Circle) -> float:
+    """px off the nearest drawn placement of a label rect (x0, y0, x1, y1) beside circle `c`.
 
     render._place puts a label on one of 8 sides at reach = ring edge + gap (1-4 px): centred on
     the circle's row (left/right) or column (top/bottom), or with its nearest corner on a
     diagonal. The error is how far the rect is from the closest such placement, allowing the
     gap anywhere in [GAP_RANGE] past the measured ring edge (c.outer): a rect read a pixel
-    short (a glyph's anti-aliased edge lost to the ring's margin) still fits. gap: the rect's
-    distance from the ring edge along that side.
+    short (a glyph's anti-aliased edge lost to the ring's margin) still fits.
     """
     x0, y0, x1, y1 = rect
     x1, y1 = x1 - 1, y1 - 1  # inclusive ink extent
@@ -122,7 +121,7 @@ def placement_error(rect, c: Circle) -> tuple[float, float]:
     def off(v: float) -> float:  # distance of a reach to [lo, hi]
         return max(lo - v, 0.0, v - hi)
 
-    best = (np.inf, 0.0)
+    best = np.inf
     centre_x, centre_y = (x0 + x1) / 2, (y0 + y1) / 2
     for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)):
         near_x = x0 - c.x if dx > 0 else c.x - x1  # distance of the rect's near edges
@@ -136,8 +135,7 @@ def placement_error(rect, c: Circle) -> tuple[float, float]:
         else:
             reach = near_y
             err = abs(centre_x - c.x) + off(reach)
-        if err < best[0]:
-            best = (float(err), float(reach - c.outer))
+        best = min(best, float(err))
     return best
 
 
@@ -153,13 +151,14 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
                                              and r.rect[3] - r.rect[1] > 2 * c.outer + 2 for r in reads)]
     for read in reads:
         for j, c in enumerate(circles):
-            error, _ = placement_error(read.rect, c)
+            error = placement_error(read.rect, c)
             if error <= MAX_PLACEMENT_ERROR:
-                read.gaps[j] = error
+                read.placement_errors[j] = error
     missing: dict[str, str] = {}
     options: dict[str, list[tuple[LabelRead, int]]] = {}
     for label in labels:
-        pairs = sorted(((r, j) for r in reads if r.label == label for j in r.gaps), key=lambda p: p[0].gaps[p[1]])
+        pairs = sorted(((r, j) for r in reads if r.label == label for j in r.placement_errors),
+                       key=lambda p: p[0].placement_errors[p[1]])
         if not circles:
             missing[label] = "no drawn circle found"
         elif not any(r.label == label for r in reads):
@@ -221,7 +220,7 @@ def _cost(combo, circles: list[Circle]) -> float:
     cost = 0.0
     directions = []
     for read, j in combo:
-        cost += PLACEMENT_WEIGHT * read.gaps[j] + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
+        cost += PLACEMENT_WEIGHT * read.placement_errors[j] + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
         x0, y0, x1, y1 = read.rect
         v = np.array([(x0 + x1) / 2 - circles[j].x, (y0 + y1) / 2 - circles[j].y])
         directions.append(v / max(np.linalg.norm(v), 1e-6))
