@@ -208,8 +208,31 @@ def verify_circle(rgb: np.ndarray, lab: np.ndarray, x: int, y: int, r: float) ->
     inner = d <= rr - width / 2 - 1.5
     if inner.sum() >= 3 and member[inner].mean() > 0.35:
         return None  # a filled disc or a blob of the ring colour, not a ring
-    rgb_colour = tuple(int(v) for v in np.median(rgb[y0:y1, x0:x1][sel], axis=0))
-    return Circle(cx, cy, rr, width, rgb_colour, tuple(float(v) for v in colour), background, coverage, outer)
+    pure = _pure_colour(patch, np.abs(d - rr) <= 1.0, around & ~member, colour)
+    rgb_colour = tuple(int(v) for v in np.median(rgb[y0:y1, x0:x1][pure], axis=0))
+    lab_colour = tuple(float(v) for v in np.median(patch[pure], axis=0))
+    return Circle(cx, cy, rr, width, rgb_colour, lab_colour, background, coverage, outer)
+
+
+def _pure_colour(patch: np.ndarray, band: np.ndarray, scene: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """(h, w) bool: the ring pixels whose colour best shows the drawn one.
+
+    A 1 px anti-aliased ring is seen as a blend with the scene: its median colour depends on the
+    background, so two rings of one question can differ by more than STYLE_COLOUR. The pixels
+    in the ring band that lie beyond that median on the line from the scene's colour to it (and
+    not far off the line) are the ones the line was centred on; their median is the drawn colour.
+    """
+    if not scene.any():
+        return band
+    towards = colour - np.median(patch[scene], axis=0)
+    length2 = float(towards @ towards)
+    if length2 < 1e-3:
+        return band
+    offset = patch - (colour - towards)
+    t = (offset @ towards) / length2
+    off_line = np.sqrt(np.maximum((offset ** 2).sum(axis=2) - t ** 2 * length2, 0))
+    pure = band & (t >= 1.0) & (off_line < 0.5 * np.sqrt(length2))
+    return pure if pure.sum() >= 5 else band
 
 
 def find_circles(rgb: np.ndarray, lab: np.ndarray | None = None) -> list[Circle]:
@@ -218,7 +241,12 @@ def find_circles(rgb: np.ndarray, lab: np.ndarray | None = None) -> list[Circle]
     score, radius = ring_response(lab)
     found: list[Circle] = []
     for x, y in _peaks(score, MIN_CONTRAST, MAX_CANDIDATES):
-        circle = verify_circle(rgb, lab, x, y, float(radius[y, x]))
+        # the ring filter's radius is a whole pixel: a 1 px ring whose centre sits half a pixel
+        # off the peak is missed by the colour sample at that radius, so half a pixel either
+        # side is tried before the peak is given up
+        r = float(radius[y, x])
+        circle = verify_circle(rgb, lab, x, y, r) or verify_circle(rgb, lab, x, y, r - 0.5) \
+            or verify_circle(rgb, lab, x, y, r + 0.5)
         if circle is None:
             continue
         if any(np.hypot(circle.x - c.x, circle.y - c.y) < 2.5 and abs(circle.r - c.r) < 3 for c in found):
@@ -332,7 +360,12 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
         # 1.5 px past the ring's measured edge: its anti-aliased, JPEG-smeared rim would
         # otherwise join a label drawn 1-4 px away (the label loses at most a sliver)
         soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + RING_MARGIN] = 0
-    return _words_from_mask(soft, (x0, y0), "colour")
+    # a word touching the search window's edge (where that is not the image's edge) is cut:
+    # a part of something further away (a neighbour's ring cut to a "C"), never this circle's
+    # label, which lies well inside the window; the other circle's own search sees it whole
+    return [w for w in _words_from_mask(soft, (x0, y0), "colour")
+            if not ((x0 > 0 and w.rect[0] == x0) or (y0 > 0 and w.rect[1] == y0)
+                    or (x1 < W and w.rect[2] == x1) or (y1 < H and w.rect[3] == y1))]
 
 
 def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Circle] | None = None) -> list[Word]:

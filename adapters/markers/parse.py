@@ -32,11 +32,22 @@ DOUBT_WEIGHT = 10.0  # cost per unit of (1 - similarity) of a reading
 MAX_OPTIONS = 4  # (reading, circle) options kept per label, nearest first
 STYLE_RADIUS = 3.0  # px: the rings of one question differ at most this much in radius
 STYLE_COLOUR = 30.0  # Lab units: ... and in colour (JPEG shifts thin rings' colour)
+# a ring measured at most THIN_RING px wide is seen blended with the scene behind it: its colour
+# then varies with the background by up to STYLE_COLOUR_THIN
+THIN_RING, STYLE_COLOUR_THIN = 3.0, 65.0
 STYLE_HEIGHT = 1.5  # ... and their label words in height by at most this factor
 GAP_RANGE = (-1.5, 5.0)  # px past the measured ring edge where a label's near edge may lie
 MAX_PLACEMENT_ERROR = 3.0  # px a label may sit off its drawn placement (rounding, lost AA edges)
 PLACEMENT_WEIGHT = 2.0  # cost per px of placement error
 MIN_WORD_HEIGHT = 7  # px: a word read from fewer rows is a scene speck (labels are >= 8 px; REF: 8)
+# a lone marker (REF alone) has no other marker to share its style with, so its ring must be
+# this complete (drawn rings are whole; coverage counts only angles inside the image) and its
+# label read this clearly: a scene arc beside a blob that looks a little like "REF" is otherwise
+# all that can make a REF-only image wrong
+LONE_MIN_COVERAGE = 0.85
+LONE_MIN_SIMILARITY = 0.85
+ELIMINATION_CONFIDENCE = 0.5  # confidence of a marker placed by elimination (its label was not read)
+ELIMINATION_SIDE_COS = 0.7  # its word must lie on the placed labels' side (cosine of the angle)
 
 
 @dataclass
@@ -79,7 +90,8 @@ def _contains(outer, inner) -> bool:
 
 
 def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels: Sequence[str],
-                classifier: GlyphClassifier) -> list[LabelRead]:
+                classifier: GlyphClassifier) -> tuple[list[LabelRead], list[LabelRead]]:
+    """(words read as one of `labels`, words of label height read as nothing) around the circles."""
     words: dict[tuple, Word] = {}
     for circle in circles:
         reach = int(circle.r + circle.width / 2 + 48)
@@ -91,6 +103,8 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
             words.setdefault((word.rect, word.polarity, word.mask.shape, int(word.mask.sum())), word)
     unique = list(words.values())
     readings = classifier.read_many([w.mask for w in unique], tuple(labels))
+    unread = [LabelRead(w, r) for w, r in zip(unique, readings)
+              if r.label is None and w.rect[3] - w.rect[1] >= MIN_WORD_HEIGHT]
     reads = [LabelRead(w, r) for w, r in zip(unique, readings)
              if r.label is not None and w.rect[3] - w.rect[1] >= MIN_WORD_HEIGHT + (r.label == "REF")]
     # a reading inside a larger successful one of another label is part of it ("E" in "REF");
@@ -102,7 +116,7 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
         key = (r.word.rect, r.label)
         if key not in best or r.reading.similarity > best[key].reading.similarity:
             best[key] = r
-    return list(best.values())
+    return list(best.values()), unread
 
 
 def placement_error(rect, c: Circle) -> float:
@@ -144,7 +158,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     classifier = classifier or default_classifier()
     lab = to_lab(rgb)
     circles = find_circles(rgb, lab)
-    reads = _read_words(rgb, lab, circles, labels, classifier) if circles else []
+    reads, unread = _read_words(rgb, lab, circles, labels, classifier) if circles else ([], [])
     # a "circle" centred inside a word that was read is a glyph's bowl (B, D, R), not a marker;
     # unless the word is no taller than the ring itself (a ring plus a speck read as "D")
     circles = [c for c in circles if not any(_rect_distance(c.x, c.y, r.rect) == 0
@@ -168,6 +182,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         options[label] = pairs[:MAX_OPTIONS]
     # the labels that were read beside some circle are placed jointly; the others stay missing
     # (find_markers still refuses the question, but the benchmark and the overlay see the rest)
+    lone = len(labels) == 1  # a lone marker (REF): no other marker's style to check it against
     labels = [label for label in labels if label not in missing]
     if not labels:
         return ImageParse({}, missing, circles, reads)
@@ -178,6 +193,9 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         if len(set(used_circles)) < len(combo) or len(set(used_reads)) < len(combo):
             continue
         if not _one_style(combo, circles):
+            continue
+        if lone and (circles[combo[0][1]].coverage < LONE_MIN_COVERAGE
+                     or combo[0][0].reading.similarity < LONE_MIN_SIMILARITY):
             continue
         ranked.append((_cost(combo, circles), combo))
     if not ranked:
@@ -198,13 +216,62 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         confidence = float(min(read.reading.similarity, c.coverage))
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
+    unreadable = [label for label, why in missing.items() if why.startswith("no word read")]
+    if len(unreadable) == 1:
+        label = unreadable[0]
+        placed, why = _by_elimination(label, best, circles, unread)
+        if placed is None:
+            missing[label] += f"; {why}"
+        else:
+            read, j = placed
+            c = circles[j]
+            del missing[label]
+            markers[label] = Marker(label, (c.x, c.y), ELIMINATION_CONFIDENCE * c.coverage, radius=c.r,
+                                    ring_width=c.width, label_box=tuple(int(v) for v in read.rect),
+                                    colour=c.colour, source="elimination")
     return ImageParse(markers, missing, circles, reads)
+
+
+def _by_elimination(label: str, placed, circles: list[Circle], unread: list[LabelRead]):
+    """The one circle left for the one label no word was read as: ((word, circle index), "") or
+    (None, why not).
+
+    Every other label was placed; the drawing's style is theirs. A free circle qualifies when it
+    matches that style (_one_style: radius, colour, label polarity and height) and an unread word
+    sits beside it where the placed labels sit (placement within MAX_PLACEMENT_ERROR, on their
+    side). A small label in a bold font is often an inked blob no reader can name; when exactly
+    one circle qualifies, the question itself says which label it is. Two or more: ambiguous.
+    """
+    used = {j for _, j in placed}
+    sides = []
+    for read, j in placed:
+        x0, y0, x1, y1 = read.rect
+        v = np.array([(x0 + x1) / 2 - circles[j].x, (y0 + y1) / 2 - circles[j].y])
+        sides.append(v / max(np.linalg.norm(v), 1e-6))
+    side = np.mean(sides, axis=0)
+    side /= max(np.linalg.norm(side), 1e-6)
+    candidates: dict[int, LabelRead] = {}
+    for word in unread:
+        for j, c in enumerate(circles):
+            if j in used or j in candidates or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
+                continue
+            x0, y0, x1, y1 = word.rect
+            v = np.array([(x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y])
+            if float(v @ side) < ELIMINATION_SIDE_COS * max(np.linalg.norm(v), 1e-6):
+                continue
+            if _one_style([*placed, (word, j)], circles):
+                candidates[j] = word
+    if len(candidates) != 1:
+        return None, (f"{len(candidates)} free circles in the other markers' style have an unread label "
+                      "beside them" if candidates else "no free circle in the other markers' style has a label beside it")
+    (j, word), = candidates.items()
+    return (word, j), ""
 
 
 def _one_style(combo, circles: list[Circle]) -> bool:
     """Whether the chosen (reading, circle) pairs look drawn in one style, as one question's
     markers are: same label polarity, ring radii within STYLE_RADIUS px, ring colours within
-    STYLE_COLOUR Lab units, label heights within a factor STYLE_HEIGHT. A scene blob read as a
+    STYLE_COLOUR Lab units (STYLE_COLOUR_THIN between thin rings), label heights within a factor STYLE_HEIGHT. A scene blob read as a
     letter beside a scene circle rarely matches the real markers on all four."""
     if len(combo) < 2:
         return True
@@ -212,8 +279,10 @@ def _one_style(combo, circles: list[Circle]) -> bool:
     heights = [r.word.rect[3] - r.word.rect[1] for r, _ in combo]
     radii = [c.r for c in chosen]
     colour_spread = max(float(np.linalg.norm(np.subtract(a.lab, b.lab))) for a in chosen for b in chosen)
+    thin = min(c.width for c in chosen) <= THIN_RING
     return (len({r.word.polarity for r, _ in combo}) == 1 and max(radii) - min(radii) <= STYLE_RADIUS
-            and colour_spread <= STYLE_COLOUR and max(heights) <= STYLE_HEIGHT * min(heights))
+            and colour_spread <= (STYLE_COLOUR_THIN if thin else STYLE_COLOUR)
+            and max(heights) <= STYLE_HEIGHT * min(heights))
 
 
 def _cost(combo, circles: list[Circle]) -> float:
