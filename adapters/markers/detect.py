@@ -224,15 +224,24 @@ def _pure_colour(patch: np.ndarray, band: np.ndarray, scene: np.ndarray, colour:
     """
     if not scene.any():
         return band
-    towards = colour - np.median(patch[scene], axis=0)
-    length2 = float(towards @ towards)
-    if length2 < 1e-3:
+    scene_colour = np.median(patch[scene], axis=0)
+    t, off_line, length2 = _colour_line(patch, scene_colour, colour)
+    if float(length2) <= 1e-3:  # the ring has the scene's colour: nothing to extrapolate
         return band
-    offset = patch - (colour - towards)
-    t = (offset @ towards) / length2
-    off_line = np.sqrt(np.maximum((offset ** 2).sum(axis=2) - t ** 2 * length2, 0))
     pure = band & (t >= 1.0) & (off_line < 0.5 * np.sqrt(length2))
     return pure if pure.sum() >= 5 else band
+
+
+def _colour_line(patch: np.ndarray, start: np.ndarray, end: np.ndarray):
+    """Where each (h, w, 3) pixel lies on the colour line from `start` to `end` ((3,) or
+    (h, w, 3) each): (t (h, w): 0 at start, 1 at end; off_line (h, w): distance from the line;
+    length2: squared length of the line, floored at 1e-3)."""
+    towards = end - start
+    length2 = np.maximum((towards ** 2).sum(axis=-1), 1e-3)
+    offset = patch - start
+    t = (offset * towards).sum(axis=-1) / length2
+    off_line = np.sqrt(np.maximum((offset ** 2).sum(axis=-1) - t ** 2 * length2, 0))
+    return t, off_line, length2
 
 
 def find_circles(rgb: np.ndarray, lab: np.ndarray | None = None) -> list[Circle]:
@@ -348,11 +357,7 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
     x1, y1 = min(W, int(circle.x + reach) + 1), min(H, int(circle.y + reach) + 1)
     patch = lab[y0:y1, x0:x1]
     background = _background_without_ink(patch, np.float32(circle.lab), circle.contrast)
-    towards = np.float32(circle.lab) - background
-    length2 = np.maximum((towards ** 2).sum(axis=2), 1e-3)
-    offset = patch - background
-    t = (offset * towards).sum(axis=2) / length2
-    off_line = np.sqrt(np.maximum((offset ** 2).sum(axis=2) - t ** 2 * length2, 0))
+    t, off_line, length2 = _colour_line(patch, background, np.float32(circle.lab))
     on_line = (off_line < 0.5 * np.sqrt(length2) + 4) & (length2 > MIN_CONTRAST ** 2)
     soft = np.clip(t / 0.72, 0, 1).astype(np.float32) * on_line
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)

@@ -6,9 +6,12 @@ expected label one circle. A reading may label a circle only where the renderer 
 put it (`placement_error`: on one of 8 sides, 1-4 px from the ring, centred or on the diagonal,
 within MAX_PLACEMENT_ERROR px). The assignment is the cheapest one-to-one choice of (reading,
 circle) per label, where cost = placement error + doubt of the reading + disagreement between
-the labels' sides (one drawing style puts every label on the same side). When a different circle
-for some label costs nearly as much, or a label has no reading beside any circle, the parser
-raises MarkerError instead of guessing.
+the labels' sides (one drawing style puts every label on the same side). When exactly one label
+has no reading anywhere, the one free circle in the placed markers' style with an unread word
+on their side takes it (`_by_elimination`, source "elimination"). A lone marker (REF alone) has
+no style to be checked against and needs a complete ring and a clear reading. When a different
+circle for some label costs nearly as much, or a label has no reading beside any circle, the
+parser raises MarkerError instead of guessing.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ SIDE_WEIGHT = 6.0  # cost per unit of (1 - cos) between a label's side and the l
 DOUBT_WEIGHT = 10.0  # cost per unit of (1 - similarity) of a reading
 MAX_OPTIONS = 4  # (reading, circle) options kept per label, nearest first
 STYLE_RADIUS = 3.0  # px: the rings of one question differ at most this much in radius
-STYLE_COLOUR = 30.0  # Lab units: ... and in colour (JPEG shifts thin rings' colour)
+STYLE_COLOUR = 30.0  # Lab units: ... and in colour (JPEG shifts colours a little)
 # a ring measured at most THIN_RING px wide is seen blended with the scene behind it: its colour
 # then varies with the background by up to STYLE_COLOUR_THIN
 THIN_RING, STYLE_COLOUR_THIN = 3.0, 65.0
@@ -216,7 +219,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         confidence = float(min(read.reading.similarity, c.coverage))
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
-    unreadable = [label for label, why in missing.items() if why.startswith("no word read")]
+    unreadable = [label for label in missing if circles and not any(r.label == label for r in reads)]
     if len(unreadable) == 1:
         label = unreadable[0]
         placed, why = _by_elimination(label, best, circles, unread)
@@ -243,21 +246,13 @@ def _by_elimination(label: str, placed, circles: list[Circle], unread: list[Labe
     one circle qualifies, the question itself says which label it is. Two or more: ambiguous.
     """
     used = {j for _, j in placed}
-    sides = []
-    for read, j in placed:
-        x0, y0, x1, y1 = read.rect
-        v = np.array([(x0 + x1) / 2 - circles[j].x, (y0 + y1) / 2 - circles[j].y])
-        sides.append(v / max(np.linalg.norm(v), 1e-6))
-    side = np.mean(sides, axis=0)
-    side /= max(np.linalg.norm(side), 1e-6)
+    side = _unit(np.mean([_side(read.rect, circles[j]) for read, j in placed], axis=0))
     candidates: dict[int, LabelRead] = {}
     for word in unread:
         for j, c in enumerate(circles):
             if j in used or j in candidates or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
                 continue
-            x0, y0, x1, y1 = word.rect
-            v = np.array([(x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y])
-            if float(v @ side) < ELIMINATION_SIDE_COS * max(np.linalg.norm(v), 1e-6):
+            if float(_side(word.rect, c) @ side) < ELIMINATION_SIDE_COS:
                 continue
             if _one_style([*placed, (word, j)], circles):
                 candidates[j] = word
@@ -271,8 +266,9 @@ def _by_elimination(label: str, placed, circles: list[Circle], unread: list[Labe
 def _one_style(combo, circles: list[Circle]) -> bool:
     """Whether the chosen (reading, circle) pairs look drawn in one style, as one question's
     markers are: same label polarity, ring radii within STYLE_RADIUS px, ring colours within
-    STYLE_COLOUR Lab units (STYLE_COLOUR_THIN between thin rings), label heights within a factor STYLE_HEIGHT. A scene blob read as a
-    letter beside a scene circle rarely matches the real markers on all four."""
+    STYLE_COLOUR Lab units (STYLE_COLOUR_THIN between thin rings), label heights within a factor
+    STYLE_HEIGHT. A scene blob read as a letter beside a scene circle rarely matches the real
+    markers on all four."""
     if len(combo) < 2:
         return True
     chosen = [circles[j] for _, j in combo]
@@ -290,14 +286,21 @@ def _cost(combo, circles: list[Circle]) -> float:
     directions = []
     for read, j in combo:
         cost += PLACEMENT_WEIGHT * read.placement_errors[j] + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
-        x0, y0, x1, y1 = read.rect
-        v = np.array([(x0 + x1) / 2 - circles[j].x, (y0 + y1) / 2 - circles[j].y])
-        directions.append(v / max(np.linalg.norm(v), 1e-6))
+        directions.append(_side(read.rect, circles[j]))
     if len(directions) > 1:
-        mean = np.mean(directions, axis=0)
-        mean /= max(np.linalg.norm(mean), 1e-6)
+        mean = _unit(np.mean(directions, axis=0))
         cost += SIDE_WEIGHT * sum(1.0 - float(d @ mean) for d in directions)
     return cost
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / max(float(np.linalg.norm(v)), 1e-6)
+
+
+def _side(rect, c: Circle) -> np.ndarray:
+    """(2,) unit vector from circle `c`'s centre to the centre of a label rect (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = rect
+    return _unit(np.array([(x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y]))
 
 
 # One parse per question object: rules ask for points and for clean images separately.
