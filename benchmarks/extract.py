@@ -231,7 +231,7 @@ def _dift_case(device, quick: bool, batch_size: int, precision: str) -> Case:
 
 
 DEFAULT_BATCH = {  # (cpu, cuda)
-    "resnet50": (16, 256), "vit_b16": (16, 256), "depth_anything_vits": (2, 32), "dift_ensemble8": (2, 4),
+    "resnet50": (8, 256), "vit_b16": (16, 256), "depth_anything_vits": (2, 32), "dift_ensemble8": (2, 4),
     "cache_relative_depth": (4, 32),
 }
 CASES = list(DEFAULT_BATCH)

@@ -196,11 +196,19 @@ def test_cuda_gpu_decode_matches_cpu_engine():
 
 def test_compiled_engine_matches_eager_including_a_padded_last_batch():
     """compile=True (on a CPU: inductor with frozen weights) gives the eager outputs; 5 images of
-    one size at batch 4 end in a batch of 1 padded to the compiled shape."""
+    one size at batch 4 end in a batch of 1 padded to the compiled shape. Freezing really happened:
+    the convolutions' weights were packed for oneDNN (inductor counts each packed conv)."""
+    from torch._dynamo.utils import counters
+
     requests = [ImageRequest(key=f"img{i}", model="net", image=encode_image(_pixels(i), "PNG")) for i in range(5)]
     eager = Engine([_spec(batch_size=4)]).run(requests)
+    counters.clear()
+    torch._dynamo.reset()  # compile afresh, not from an earlier test's graph
     compiled_engine = Engine([_spec(batch_size=4, compile=True)])
     compiled = compiled_engine.run(requests)
     assert compiled_engine.stats.batches == 2
+    # both convs of _net packed, in one graph: the padded batch kept the compiled strides
+    assert counters["inductor"]["mkldnn_conv_weight_pack_matcher_count"] == 2
+    assert counters["stats"]["unique_graphs"] == 1
     for key in eager:
         torch.testing.assert_close(compiled[key], eager[key], atol=1e-4, rtol=1e-4)
