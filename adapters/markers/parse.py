@@ -17,6 +17,7 @@ parser raises MarkerError instead of guessing.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 import weakref
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -42,6 +43,7 @@ STYLE_HEIGHT = 1.5  # ... and their label words in height by at most this factor
 GAP_RANGE = (-1.5, 5.0)  # px past the measured ring edge where a label's near edge may lie
 MAX_PLACEMENT_ERROR = 3.0  # px a label may sit off its drawn placement (rounding, lost AA edges)
 PLACEMENT_WEIGHT = 2.0  # cost per px of placement error
+POLARITY_WEIGHT = 1.0  # cost per label found with the other polarity than most (see _one_style)
 MIN_WORD_HEIGHT = 7  # px: a word read from fewer rows is a scene speck (labels are >= 8 px; REF: 8)
 # a lone marker (REF alone) has no other marker to share its style with, so its ring must be
 # this complete (drawn rings are whole; coverage counts only angles inside the image) and its
@@ -265,10 +267,15 @@ def _by_elimination(label: str, placed, circles: list[Circle], unread: list[Labe
 
 def _one_style(combo, circles: list[Circle]) -> bool:
     """Whether the chosen (reading, circle) pairs look drawn in one style, as one question's
-    markers are: same label polarity, ring radii within STYLE_RADIUS px, ring colours within
-    STYLE_COLOUR Lab units (STYLE_COLOUR_THIN between thin rings), label heights within a factor
-    STYLE_HEIGHT. A scene blob read as a letter beside a scene circle rarely matches the real
-    markers on all four."""
+    markers are: ring radii within STYLE_RADIUS px, ring colours within STYLE_COLOUR Lab units
+    (STYLE_COLOUR_THIN between thin rings), label heights within a factor STYLE_HEIGHT. A scene
+    blob read as a letter beside a scene circle rarely matches the real markers on all three.
+
+    The label polarity is not required to agree (only preferred, in _cost): which detector finds
+    a word is not the drawn polarity. Light text in the ring's colour on a dark patch of scene
+    is also a light word in a dark hole ("box"), and a boxed label whose box was cut or touched
+    by dark scene is found only by its ink ("colour"). Requiring one polarity lost 10 of 744
+    markers (benchmarks/markers_accuracy.py, seed 0) and rejected no wrong one."""
     if len(combo) < 2:
         return True
     chosen = [circles[j] for _, j in combo]
@@ -276,7 +283,7 @@ def _one_style(combo, circles: list[Circle]) -> bool:
     radii = [c.r for c in chosen]
     colour_spread = max(float(np.linalg.norm(np.subtract(a.lab, b.lab))) for a in chosen for b in chosen)
     thin = min(c.width for c in chosen) <= THIN_RING
-    return (len({r.word.polarity for r, _ in combo}) == 1 and max(radii) - min(radii) <= STYLE_RADIUS
+    return (max(radii) - min(radii) <= STYLE_RADIUS
             and colour_spread <= (STYLE_COLOUR_THIN if thin else STYLE_COLOUR)
             and max(heights) <= STYLE_HEIGHT * min(heights))
 
@@ -290,6 +297,8 @@ def _cost(combo, circles: list[Circle]) -> float:
     if len(directions) > 1:
         mean = _unit(np.mean(directions, axis=0))
         cost += SIDE_WEIGHT * sum(1.0 - float(d @ mean) for d in directions)
+        polarities = Counter(read.word.polarity for read, _ in combo)
+        cost += POLARITY_WEIGHT * (len(combo) - max(polarities.values()))
     return cost
 
 
