@@ -10,6 +10,7 @@ from PIL import Image
 
 from adapters.markers import MarkerError, MarkerStyle, draw_points, expected_markers, find_markers, parse_image
 from adapters.markers.inpaint import inpaint_image
+from adapters.markers.render import with_style
 from adapters.questions import MCQuestion, QuestionSource
 from adapters.synthetic.textures import procedural_texture
 
@@ -192,6 +193,21 @@ def test_elimination_refuses_two_unreadable_labels_or_two_free_circles():
     drawn = _blot_labels(gradient(3), decoy, ELIMINATION_STYLE, {"C", "D"})
     parsed = assert_right_or_raises(drawn, ELIMINATION_POINTS)
     assert "C" in parsed.missing and "2 free circles" in parsed.missing["C"]
+
+
+@pytest.mark.parametrize("font", ["hershey-simplex", "hershey-triplex", "dejavusans-bold"])
+def test_several_unread_labels_are_told_apart_by_reading_against_them_only(font):
+    """Labels drawn as the digits a small B and D are misread as ("8", "0"): no word reads as B
+    or D, but read against B and D only, the "8" is the B and the "0" the D, wherever they are."""
+    style = with_style(ELIMINATION_STYLE, font=font)
+    a, p, q = ELIMINATION_POINTS.values()
+    for eight, zero in ((p, q), (q, p)):
+        drawn = draw_points(gradient(3), {"A": a, "8": eight, "0": zero}, style)
+        parsed = parse_image(drawn, ["A", "B", "D"])
+        assert not parsed.missing
+        assert np.hypot(*np.subtract(parsed.markers["B"].xy, eight)) <= 2.0
+        assert np.hypot(*np.subtract(parsed.markers["D"].xy, zero)) <= 2.0
+        assert parsed.markers["B"].source == parsed.markers["D"].source == "elimination"
 
 
 def test_words_cut_by_the_search_window_are_not_read():

@@ -99,16 +99,30 @@ class GlyphClassifier:
         """Classify one glyph/word mask. allowed: labels accepted (others are read as rejected)."""
         return self.read_many([mask], allowed)[0]
 
-    def read_many(self, masks: list[np.ndarray], allowed: tuple[str, ...] | None = None) -> list[Reading]:
-        """Classify many masks with one matrix product (the parser reads dozens per image)."""
+    def _similarities(self, masks: list[np.ndarray]) -> tuple[list[int], np.ndarray]:
+        """(indices of the non-empty masks, (n_valid, n_prototypes) similarities): cosine
+        similarity of the unit-norm shape part minus the aspect-ratio difference."""
         feats = [glyph_features(m) for m in masks]
         valid = [i for i, f in enumerate(feats) if f is not None]
-        out = [Reading(None, -1.0, 0.0, "") for _ in masks]
         if not valid:
-            return out
+            return valid, np.zeros((0, len(self.classes)), np.float32)
         vecs = np.stack([feats[i] for i in valid])
-        # cosine similarity of the unit-norm shape part, minus the aspect-ratio difference
-        sims = vecs[:, :-1] @ self.prototypes[:, :-1].T - np.abs(vecs[:, -1:] - self.prototypes[None, :, -1])
+        return valid, vecs[:, :-1] @ self.prototypes[:, :-1].T - np.abs(vecs[:, -1:] - self.prototypes[None, :, -1])
+
+    def label_similarities(self, masks: list[np.ndarray], labels: tuple[str, ...]) -> np.ndarray:
+        """(len(masks), len(labels)): each mask's similarity to its nearest prototype of each
+        label, whatever class it is nearest to overall (-1 for an empty mask)."""
+        out = np.full((len(masks), len(labels)), -1.0, np.float32)
+        valid, sims = self._similarities(masks)
+        for k, label in enumerate(labels):
+            if valid:
+                out[valid, k] = sims[:, self.classes == label].max(axis=1)
+        return out
+
+    def read_many(self, masks: list[np.ndarray], allowed: tuple[str, ...] | None = None) -> list[Reading]:
+        """Classify many masks with one matrix product (the parser reads dozens per image)."""
+        out = [Reading(None, -1.0, 0.0, "") for _ in masks]
+        valid, sims = self._similarities(masks)
         for row, i in zip(sims, valid):
             best = int(np.argmax(row))
             nearest = str(self.classes[best])

@@ -6,9 +6,11 @@ expected label one circle. A reading may label a circle only where the renderer 
 put it (`placement_error`: on one of 8 sides, 1-4 px from the ring, centred or on the diagonal,
 within MAX_PLACEMENT_ERROR px). The assignment is the cheapest one-to-one choice of (reading,
 circle) per label, where cost = placement error + doubt of the reading + disagreement between
-the labels' sides (one drawing style puts every label on the same side). When exactly one label
-has no reading anywhere, the one free circle in the placed markers' style with an unread word
-on their side takes it (`_by_elimination`, source "elimination"). A lone marker (REF alone) has
+the labels' sides (one drawing style puts every label on the same side). Labels with no reading
+anywhere go to the free circles in the placed markers' style with an unread word on their side,
+when there are exactly as many such circles as such labels: one label takes the one circle left;
+several are told apart by reading the words against those labels only (`_by_elimination`,
+source "elimination"). A lone marker (REF alone) has
 no style to be checked against and needs a complete ring and a clear reading. When a different
 circle for some label costs nearly as much, or a label has no reading beside any circle, the
 parser raises MarkerError instead of guessing.
@@ -53,6 +55,11 @@ LONE_MIN_COVERAGE = 0.85
 LONE_MIN_SIMILARITY = 0.85
 ELIMINATION_CONFIDENCE = 0.5  # confidence of a marker placed by elimination (its label was not read)
 ELIMINATION_SIDE_COS = 0.7  # its word must lie on the placed labels' side (cosine of the angle)
+# Several unread labels: how alike a word must be to the label it is given (the unconstrained
+# reader needs MIN_SIMILARITY 0.80 and the nearest class of all), and how much better the chosen
+# matching of labels to circles must be than any other (summed similarity).
+CONSTRAINED_MIN_SIMILARITY = 0.6
+CONSTRAINED_MARGIN = 0.1
 
 
 @dataclass
@@ -222,13 +229,13 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
     unreadable = [label for label in missing if circles and not any(r.label == label for r in reads)]
-    if len(unreadable) == 1:
-        label = unreadable[0]
-        placed, why = _by_elimination(label, best, circles, unread)
-        if placed is None:
-            missing[label] += f"; {why}"
-        else:
-            read, j = placed
+    if unreadable:
+        placed, why = _by_elimination(unreadable, best, circles, unread, classifier)
+        for label in unreadable:
+            if label not in placed:
+                missing[label] += f"; {why}"
+                continue
+            read, j = placed[label]
             c = circles[j]
             del missing[label]
             markers[label] = Marker(label, (c.x, c.y), ELIMINATION_CONFIDENCE * c.coverage, radius=c.r,
@@ -237,32 +244,58 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     return ImageParse(markers, missing, circles, reads)
 
 
-def _by_elimination(label: str, placed, circles: list[Circle], unread: list[LabelRead]):
-    """The one circle left for the one label no word was read as: ((word, circle index), "") or
-    (None, why not).
+def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: list[LabelRead],
+                    classifier: GlyphClassifier) -> tuple[dict[str, tuple[LabelRead, int]], str]:
+    """The circles left for the labels no word was read as: ({label: (word, circle index)}, "")
+    or ({}, why not).
 
     Every other label was placed; the drawing's style is theirs. A free circle qualifies when it
-    matches that style (_one_style: radius, colour, label polarity and height) and an unread word
-    sits beside it where the placed labels sit (placement within MAX_PLACEMENT_ERROR, on their
-    side). A small label in a bold font is often an inked blob no reader can name; when exactly
-    one circle qualifies, the question itself says which label it is. Two or more: ambiguous.
+    matches that style (_one_style: radius, colour, label height) and an unread word sits beside
+    it where the placed labels sit (placement within MAX_PLACEMENT_ERROR, on their side). There
+    must be exactly as many qualifying circles as unread labels (one more is a decoy: which one
+    is which cannot be told).
+    - One label: its circle is the one left. A small label in a bold font is often an inked blob
+      no reader can name; the question itself says which label it is.
+    - Several: the words are read against the unread labels only (an "8" beside a circle, when B
+      and D are the labels left, is read as the more B-like of the two). Every label must be at
+      least CONSTRAINED_MIN_SIMILARITY like its word, and the best matching of labels to circles
+      must beat every other matching by CONSTRAINED_MARGIN of summed similarity; else none is placed.
     """
     used = {j for _, j in placed}
     side = _unit(np.mean([_side(read.rect, circles[j]) for read, j in placed], axis=0))
-    candidates: dict[int, LabelRead] = {}
+    candidates: dict[int, list[LabelRead]] = {}
     for word in unread:
         for j, c in enumerate(circles):
-            if j in used or j in candidates or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
+            if j in used or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
                 continue
             if float(_side(word.rect, c) @ side) < ELIMINATION_SIDE_COS:
                 continue
             if _one_style([*placed, (word, j)], circles):
-                candidates[j] = word
-    if len(candidates) != 1:
-        return None, (f"{len(candidates)} free circles in the other markers' style have an unread label "
-                      "beside them" if candidates else "no free circle in the other markers' style has a label beside it")
-    (j, word), = candidates.items()
-    return (word, j), ""
+                candidates.setdefault(j, []).append(word)
+    if len(candidates) != len(labels):
+        return {}, (f"{len(candidates)} free circles in the other markers' style have an unread label "
+                    f"beside them, for {len(labels)} unread label(s)" if candidates
+                    else "no free circle in the other markers' style has a label beside it")
+    if len(labels) == 1:
+        (j, words), = candidates.items()
+        return {labels[0]: (words[0], j)}, ""
+    # per circle, its words' similarity to each unread label (the best-matching word counts)
+    columns = list(candidates)
+    best_word: dict[tuple[int, int], LabelRead] = {}
+    similarity = np.full((len(labels), len(columns)), -1.0)
+    for col, j in enumerate(columns):
+        sims = classifier.label_similarities([w.word.mask for w in candidates[j]], tuple(labels))
+        for k in range(len(labels)):
+            w = int(np.argmax(sims[:, k]))
+            similarity[k, col] = sims[w, k]
+            best_word[(k, col)] = candidates[j][w]
+    totals = sorted(((float(sum(similarity[k, col] for k, col in enumerate(order))), order)
+                     for order in itertools.permutations(range(len(columns)))), reverse=True)
+    (top, order), runner_up = totals[0], totals[1][0]
+    if top - runner_up < CONSTRAINED_MARGIN or min(similarity[k, col] for k, col in enumerate(order)) < CONSTRAINED_MIN_SIMILARITY:
+        return {}, (f"{len(labels)} unread labels beside {len(columns)} free circles, and their words do not "
+                    f"tell which is which (best matching {top:.2f}, next {runner_up:.2f})")
+    return {labels[k]: (best_word[(k, col)], columns[col]) for k, col in enumerate(order)}, ""
 
 
 def _one_style(combo, circles: list[Circle]) -> bool:
