@@ -29,7 +29,7 @@ import numpy as np
 from ..questions import MCQuestion
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
 from .glyphs import GlyphClassifier, Reading, default_classifier
-from .labels import expected_markers
+from .labels import REF, expected_markers
 from .types import Marker, MarkerError, MarkerSet
 
 AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer ambiguous
@@ -55,6 +55,11 @@ LONE_MIN_COVERAGE = 0.85
 LONE_MIN_SIMILARITY = 0.85
 ELIMINATION_CONFIDENCE = 0.5  # confidence of a marker placed by elimination (its label was not read)
 ELIMINATION_SIDE_COS = 0.7  # its word must lie on the placed labels' side (cosine of the angle)
+# ... its ring within this many px of the placed rings' median radius (fitted radii of one
+# style agree within ~0.5 px; scene rings that took a label by elimination were 2.4 px off) ...
+ELIMINATION_RADIUS = 1.5
+# ... and its word no wider than this times its height (A-E in every font here: at most 1.12)
+ELIMINATION_MAX_ASPECT = 1.4
 # Several unread labels: how alike a word must be to the label it is given (the unconstrained
 # reader needs MIN_SIMILARITY 0.80 and the nearest class of all), and how much better the chosen
 # matching of labels to circles must be than any other (summed similarity).
@@ -250,8 +255,10 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
     or ({}, why not).
 
     Every other label was placed; the drawing's style is theirs. A free circle qualifies when it
-    matches that style (_one_style: radius, colour, label height) and an unread word sits beside
-    it where the placed labels sit (placement within MAX_PLACEMENT_ERROR, on their side). There
+    matches that style (_one_style: radius, colour, label height; the radius more tightly, within
+    ELIMINATION_RADIUS of the placed rings', as no reading backs it) and an unread word, no
+    wider than a letter when the labels are letters, sits beside it where the placed labels sit
+    (placement within MAX_PLACEMENT_ERROR, on their side). There
     must be exactly as many qualifying circles as unread labels (one more is a decoy: which one
     is which cannot be told).
     - One label: its circle is the one left. A small label in a bold font is often an inked blob
@@ -263,10 +270,15 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
     """
     used = {j for _, j in placed}
     side = _unit(np.mean([_side(read.rect, circles[j]) for read, j in placed], axis=0))
+    radius = float(np.median([circles[j].r for _, j in placed]))
+    letters_only = REF not in labels
     candidates: dict[int, list[LabelRead]] = {}
     for word in unread:
+        x0, y0, x1, y1 = word.word.rect
+        if letters_only and x1 - x0 > ELIMINATION_MAX_ASPECT * (y1 - y0):
+            continue  # wider than any one letter: scene texture, not a label
         for j, c in enumerate(circles):
-            if j in used or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
+            if j in used or abs(c.r - radius) > ELIMINATION_RADIUS or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
                 continue
             if float(_side(word.rect, c) @ side) < ELIMINATION_SIDE_COS:
                 continue
