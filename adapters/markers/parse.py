@@ -35,7 +35,10 @@ from .types import Marker, MarkerError, MarkerSet
 AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer ambiguous
 SIDE_WEIGHT = 6.0  # cost per unit of (1 - cos) between a label's side and the labels' mean side
 DOUBT_WEIGHT = 10.0  # cost per unit of (1 - similarity) of a reading
-MAX_OPTIONS = 4  # (reading, circle) options kept per label, nearest first
+# (reading, circle) options kept per label, cheapest first (placement error and doubt, as in
+# _cost): sorting by placement alone once dropped a clear REF 0.9 px off for four scene rings
+# nearer a vague "REF", which then won unopposed
+MAX_OPTIONS = 5
 STYLE_RADIUS = 3.0  # px: the rings of one question differ at most this much in radius
 STYLE_COLOUR = 30.0  # Lab units: ... and in colour (JPEG shifts colours a little)
 # a ring measured at most THIN_RING px wide is seen blended with the scene behind it: its colour
@@ -189,7 +192,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     options: dict[str, list[tuple[LabelRead, int]]] = {}
     for label in labels:
         pairs = sorted(((r, j) for r in reads if r.label == label for j in r.placement_errors),
-                       key=lambda p: p[0].placement_errors[p[1]])
+                       key=lambda p: _pair_cost(p[0], p[1]))
         if not circles:
             missing[label] = "no drawn circle found"
         elif not any(r.label == label for r in reads):
@@ -333,11 +336,17 @@ def _one_style(combo, circles: list[Circle]) -> bool:
             and max(heights) <= STYLE_HEIGHT * min(heights))
 
 
+def _pair_cost(read: LabelRead, j: int) -> float:
+    """One label's own part of _cost: how far its reading sits off circle j's placements and
+    how doubtful the reading is."""
+    return PLACEMENT_WEIGHT * read.placement_errors[j] + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
+
+
 def _cost(combo, circles: list[Circle]) -> float:
     cost = 0.0
     directions = []
     for read, j in combo:
-        cost += PLACEMENT_WEIGHT * read.placement_errors[j] + DOUBT_WEIGHT * (1.0 - read.reading.similarity)
+        cost += _pair_cost(read, j)
         directions.append(_side(read.rect, circles[j]))
     if len(directions) > 1:
         mean = _unit(np.mean(directions, axis=0))
