@@ -33,8 +33,8 @@ class Marker:
     xy: the point (circle centre; for a box, the box centre). box: (x0, y0, x1, y1) for a drawn
     box, else None. radius / ring_width: the circle drawn (None when unknown, e.g. from a sidecar).
     label_box: (x0, y0, x1, y1) of the label's ink (or its dark box) when it was read from the image.
-    source: "parsed", "elimination" (its label was not read: the one label left, see
-    parse._by_elimination), "sidecar" or "generated".
+    source: "parsed", "elimination" (its label was not read: the one label left, or read only
+    against the labels left; see parse._by_elimination), "sidecar" or "generated".
     """
 
     label: str
