@@ -206,22 +206,21 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     labels = [label for label in labels if label not in missing]
     if not labels:
         return ImageParse({}, missing, circles, reads)
-    ranked = []
-    for combo in itertools.product(*(options[label] for label in labels)):
-        used_circles = [j for _, j in combo]
-        used_reads = [id(r) for r, _ in combo]
-        if len(set(used_circles)) < len(combo) or len(set(used_reads)) < len(combo):
-            continue
-        if not _one_style(combo, circles):
-            continue
-        if lone and (circles[combo[0][1]].coverage < LONE_MIN_COVERAGE
-                     or combo[0][0].reading.similarity < LONE_MIN_SIMILARITY):
-            continue
-        ranked.append((_cost(combo, circles), combo))
+    ranked = _ranked(labels, options, circles, lone)
+    if not ranked and len(labels) >= 2:
+        # one label whose only readings sit by scene rings (a speck swelled its real word past
+        # the placement tolerance) would sink the others: place the rest, if leaving out exactly
+        # one label makes a consistent drawing (two such labels: no telling which is the odd one;
+        # one label left must pass as a lone marker)
+        fits = [(label, rest, found) for label in labels
+                for rest in [[other for other in labels if other != label]]
+                for found in [_ranked(rest, options, circles, len(rest) == 1)] if found]
+        if len(fits) == 1:
+            (odd, labels, ranked), = fits
+            missing[odd] = f"{odd} was read only beside circles unlike the other markers'"
     if not ranked:
         why = "two labels compete for one circle, or the circles found differ in style"
         return ImageParse({}, {**missing, **{label: why for label in labels}}, circles, reads)
-    ranked.sort(key=lambda item: item[0])
     best_cost, best = ranked[0]
     for cost, combo in ranked[1:]:
         if cost - best_cost > AMBIGUITY:
@@ -311,6 +310,24 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
         return {}, (f"{len(labels)} unread labels beside {len(columns)} free circles, and their words do not "
                     f"tell which is which (best matching {top:.2f}, next {runner_up:.2f})")
     return {labels[k]: (best_word[(k, col)], columns[col]) for k, col in enumerate(order)}, ""
+
+
+def _ranked(labels: list[str], options, circles: list[Circle], lone: bool) -> list[tuple[float, tuple]]:
+    """Every one-to-one choice of one (reading, circle) option per label that looks drawn in one
+    style (a lone label: with a complete ring and a clear reading), as (cost, combo), cheapest first."""
+    ranked = []
+    for combo in itertools.product(*(options[label] for label in labels)):
+        used_circles = [j for _, j in combo]
+        used_reads = [id(r) for r, _ in combo]
+        if len(set(used_circles)) < len(combo) or len(set(used_reads)) < len(combo):
+            continue
+        if not _one_style(combo, circles):
+            continue
+        if lone and (circles[combo[0][1]].coverage < LONE_MIN_COVERAGE
+                     or combo[0][0].reading.similarity < LONE_MIN_SIMILARITY):
+            continue
+        ranked.append((_cost(combo, circles), combo))
+    return sorted(ranked, key=lambda item: item[0])
 
 
 def _one_style(combo, circles: list[Circle]) -> bool:
