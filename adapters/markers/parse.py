@@ -6,7 +6,8 @@ expected label one circle. A reading may label a circle only where the renderer 
 put it (`placement_error`: on one of 8 sides, 1-4 px from the ring, centred or on the diagonal,
 within MAX_PLACEMENT_ERROR px). The assignment is the cheapest one-to-one choice of (reading,
 circle) per label, where cost = placement error + doubt of the reading + disagreement between
-the labels' sides (one drawing style puts every label on the same side). Labels with no reading
+the labels' sides (one drawing style puts every label on the same side). When no assignment is
+consistent but leaving out exactly one label makes one, the rest are placed. Labels with no reading
 anywhere go to the free circles in the placed markers' style with an unread word on their side,
 when there are exactly as many such circles as such labels: one label takes the one circle left;
 several are told apart by reading the words against those labels only (`_by_elimination`,
