@@ -220,6 +220,26 @@ def test_a_label_read_only_beside_an_unlike_ring_does_not_sink_the_others():
     assert "unlike the other markers'" in parsed.missing["A"]
 
 
+def test_a_clear_reading_a_pixel_off_is_kept_among_nearer_vague_ones():
+    """Five scene rings with a vague "REF" right at their placement, and the real ring with a
+    clear "REF" 0.9 px off: the real pair stays among the options (cheapest first), so it can
+    win or make the choice ambiguous (kept by placement alone, it was dropped and a scene ring won)."""
+    from adapters.markers.detect import Word
+    from adapters.markers.glyphs import Reading
+    from adapters.markers.parse import MAX_OPTIONS, LabelRead, _options
+
+    def read(similarity, errors):
+        word = Word((0, 0, 20, 10), np.ones((10, 20), np.float32), "colour")
+        return LabelRead(word, Reading("REF", similarity, 0.1, "REF"), dict(errors))
+
+    vague = [read(0.86, {j: 0.1 * j}) for j in range(1, 6)]
+    clear = read(0.98, {0: 0.9})
+    options = _options("REF", [*vague, clear])
+    assert len(options) == MAX_OPTIONS and any(r is clear and j == 0 for r, j in options)
+    # the dearest vague pair (0.5 px off, doubt 0.14) is the one left out
+    assert not any(r is vague[-1] for r, _ in options)
+
+
 def test_elimination_never_hands_a_label_to_a_scene_ring():
     """C's thin ring sits in a patch of busy coloured scene, where it is often not found; the
     scene there has rings and wide blobs of its own. C may go missing, never to a scene ring

@@ -192,15 +192,14 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     missing: dict[str, str] = {}
     options: dict[str, list[tuple[LabelRead, int]]] = {}
     for label in labels:
-        pairs = sorted(((r, j) for r in reads if r.label == label for j in r.placement_errors),
-                       key=lambda p: _pair_cost(p[0], p[1]))
+        pairs = _options(label, reads)
         if not circles:
             missing[label] = "no drawn circle found"
         elif not any(r.label == label for r in reads):
             missing[label] = f"no word read as {label} beside any of the {len(circles)} circles found"
         elif not pairs:
             missing[label] = f"{label} was read, but not beside any circle"
-        options[label] = pairs[:MAX_OPTIONS]
+        options[label] = pairs
     # the labels that were read beside some circle are placed jointly; the others stay missing
     # (find_markers still refuses the question, but the benchmark and the overlay see the rest)
     lone = len(labels) == 1  # a lone marker (REF): no other marker's style to check it against
@@ -352,6 +351,12 @@ def _one_style(combo, circles: list[Circle]) -> bool:
     return (max(radii) - min(radii) <= STYLE_RADIUS
             and colour_spread <= (STYLE_COLOUR_THIN if thin else STYLE_COLOUR)
             and max(heights) <= STYLE_HEIGHT * min(heights))
+
+
+def _options(label: str, reads: list[LabelRead]) -> list[tuple[LabelRead, int]]:
+    """The MAX_OPTIONS cheapest (reading, circle index) pairs that could place `label`."""
+    pairs = [(r, j) for r in reads if r.label == label for j in r.placement_errors]
+    return sorted(pairs, key=lambda p: _pair_cost(p[0], p[1]))[:MAX_OPTIONS]
 
 
 def _pair_cost(read: LabelRead, j: int) -> float:
