@@ -2,26 +2,26 @@
 
 Per image: find the drawn circles (detect.find_circles), read the words around them in both
 polarities (detect.colour_text_words / box_text_words + glyphs.GlyphClassifier), then give each
-expected label one circle. A reading may label a circle only where the renderer could have
-put it (`placement_error`: on one of 8 sides, 1-4 px from the ring, centred or on the diagonal,
+expected label one circle. A reading may label a circle only where the renderer could have put
+it (`placement_error`: on one of 8 sides, 1-4 px from the ring, centred or on the diagonal,
 within MAX_PLACEMENT_ERROR px). The assignment is the cheapest one-to-one choice of (reading,
 circle) per label, where cost = placement error + doubt of the reading + disagreement between
 the labels' sides (one drawing style puts every label on the same side). When no assignment is
-consistent but leaving out exactly one label makes one, the rest are placed. Labels with no reading
-anywhere go to the free circles in the placed markers' style with an unread word on their side,
-when there are exactly as many such circles as such labels: one label takes the one circle left;
-several are told apart by reading the words against those labels only (`_by_elimination`,
-source "elimination"). A lone marker (REF alone) has
-no style to be checked against and needs a complete ring and a clear reading. When a different
-circle for some label costs nearly as much, or a label has no reading beside any circle, the
-parser raises MarkerError instead of guessing.
+consistent but leaving out exactly one label makes one, the rest are placed. Labels with no
+reading anywhere go to the free circles in the placed markers' style with an unread word on
+their side, when there are exactly as many such circles as such labels: one label takes the one
+circle left; several are told apart by reading the words against those labels only
+(`_by_elimination`, source "elimination"). A lone marker (REF alone) has no style to be checked
+against and needs a complete ring and a clear reading. When a different circle for some label
+costs nearly as much, or a label has no reading beside any circle, the parser raises MarkerError
+instead of guessing.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -260,9 +260,8 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
     matches that style (_one_style: radius, colour, label height; the radius more tightly, within
     ELIMINATION_RADIUS of the placed rings', as no reading backs it) and an unread word, no
     wider than a letter when the labels are letters, sits beside it where the placed labels sit
-    (placement within MAX_PLACEMENT_ERROR, on their side). There
-    must be exactly as many qualifying circles as unread labels (one more is a decoy: which one
-    is which cannot be told).
+    (placement within MAX_PLACEMENT_ERROR, on their side). There must be exactly as many
+    qualifying circles as unread labels (one more is a decoy: which one is which cannot be told).
     - One label: its circle is the one left. A small label in a bold font is often an inked blob
       no reader can name; the question itself says which label it is.
     - Several: the words are read against the unread labels only (an "8" beside a circle, when B
@@ -280,7 +279,9 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
         if letters_only and x1 - x0 > ELIMINATION_MAX_ASPECT * (y1 - y0):
             continue  # wider than any one letter: scene texture, not a label
         for j, c in enumerate(circles):
-            if j in used or abs(c.r - radius) > ELIMINATION_RADIUS or placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
+            if j in used or abs(c.r - radius) > ELIMINATION_RADIUS:
+                continue
+            if placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
                 continue
             if float(_side(word.rect, c) @ side) < ELIMINATION_SIDE_COS:
                 continue
@@ -293,10 +294,19 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
     if len(labels) == 1:
         (j, words), = candidates.items()
         return {labels[0]: (words[0], j)}, ""
-    # per circle, its words' similarity to each unread label (the best-matching word counts)
+    return _match_by_reading(labels, candidates, classifier)
+
+
+def _match_by_reading(labels: list[str], candidates: dict[int, list[LabelRead]],
+                      classifier: GlyphClassifier) -> tuple[dict[str, tuple[LabelRead, int]], str]:
+    """Give each of `labels` one of the candidate circles (as many as labels, each with its
+    unread words) by reading the words against `labels` only: the one-to-one matching with the
+    highest summed similarity, if it clears CONSTRAINED_MARGIN over every other and each label
+    is at least CONSTRAINED_MIN_SIMILARITY like its word. Returns as _by_elimination does."""
     columns = list(candidates)
-    best_word: dict[tuple[int, int], LabelRead] = {}
+    # similarity[k, col]: label k against circle columns[col]'s best-matching word
     similarity = np.full((len(labels), len(columns)), -1.0)
+    best_word: dict[tuple[int, int], LabelRead] = {}
     for col, j in enumerate(columns):
         sims = classifier.label_similarities([w.word.mask for w in candidates[j]], tuple(labels))
         for k in range(len(labels)):
@@ -306,7 +316,8 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
     totals = sorted(((float(sum(similarity[k, col] for k, col in enumerate(order))), order)
                      for order in itertools.permutations(range(len(columns)))), reverse=True)
     (top, order), runner_up = totals[0], totals[1][0]
-    if top - runner_up < CONSTRAINED_MARGIN or min(similarity[k, col] for k, col in enumerate(order)) < CONSTRAINED_MIN_SIMILARITY:
+    weakest = min(similarity[k, col] for k, col in enumerate(order))
+    if top - runner_up < CONSTRAINED_MARGIN or weakest < CONSTRAINED_MIN_SIMILARITY:
         return {}, (f"{len(labels)} unread labels beside {len(columns)} free circles, and their words do not "
                     f"tell which is which (best matching {top:.2f}, next {runner_up:.2f})")
     return {labels[k]: (best_word[(k, col)], columns[col]) for k, col in enumerate(order)}, ""
