@@ -15,7 +15,7 @@ from adapters.questions import MCQuestion, QuestionSource
 from adapters.synthetic.textures import procedural_texture
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from markers_accuracy import evaluate  # noqa: E402
+from markers_accuracy import evaluate, jpeg  # noqa: E402
 
 SOURCE = QuestionSource("blink", "val")
 
@@ -244,7 +244,6 @@ def test_elimination_never_hands_a_label_to_a_scene_ring():
     """C's thin ring sits in a patch of busy coloured scene, where it is often not found; the
     scene there has rings and wide blobs of its own. C may go missing, never to a scene ring
     (before ELIMINATION_RADIUS / ELIMINATION_MAX_ASPECT, seed 5 put C 20 px off)."""
-    import io
     style = MarkerStyle(radius=9, ring_width=1, font="hershey-simplex", label_height=12, side="right",
                         colour=(230, 20, 20))
     for seed in range(8):
@@ -252,9 +251,7 @@ def test_elimination_never_hands_a_label_to_a_scene_ring():
         image = gradient(3).copy()
         field = cv2.GaussianBlur(rng.normal(0, 1, (60, 90, 3)).astype(np.float32), (0, 0), 1.5)
         image[140:200, 80:170] = np.clip(128 + 60 * field / field.std(), 0, 255).astype(np.uint8)
-        buffer = io.BytesIO()
-        Image.fromarray(draw_points(image, ELIMINATION_POINTS, style)).save(buffer, "JPEG", quality=80)
-        assert_right_or_raises(np.asarray(Image.open(buffer).convert("RGB")), ELIMINATION_POINTS)
+        assert_right_or_raises(jpeg(draw_points(image, ELIMINATION_POINTS, style), 80), ELIMINATION_POINTS)
 
 
 def test_words_cut_by_the_search_window_are_not_read():

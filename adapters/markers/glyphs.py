@@ -114,8 +114,8 @@ class GlyphClassifier:
         label, whatever class it is nearest to overall (-1 for an empty mask)."""
         out = np.full((len(masks), len(labels)), -1.0, np.float32)
         valid, sims = self._similarities(masks)
-        for k, label in enumerate(labels):
-            if valid:
+        if valid:
+            for k, label in enumerate(labels):
                 out[valid, k] = sims[:, self.classes == label].max(axis=1)
         return out
 
