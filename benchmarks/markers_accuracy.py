@@ -12,77 +12,22 @@ reader) are reported apart. A wrong silent answer is a marker returned at the wr
 from __future__ import annotations
 
 import argparse
-import io
+import collections
 import json
 import sys
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
-from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse import parse_image  # noqa: E402
+from adapters.markers.patch_reader import default_patch_reader  # noqa: E402
 from adapters.markers.render import MarkerStyle, draw_points  # noqa: E402
-from adapters.synthetic.textures import procedural_texture  # noqa: E402
-
-PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "images"
-
-
-def load_photos(folder: Path = PHOTOS) -> list[np.ndarray]:
-    photos = []
-    if folder.is_dir():
-        for path in sorted(folder.iterdir()):
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is not None:
-                photos.append(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
-    return photos
-
-
-def background(rng: np.random.Generator, height: int, width: int, photos: list[np.ndarray]) -> tuple[np.ndarray, str]:
-    """A natural-looking (H, W, 3) uint8 background and its kind."""
-    kinds = ["texture", "noise", "gradient"] + (["photo", "photo"] if photos else [])
-    kind = kinds[int(rng.integers(len(kinds)))]
-    if kind == "texture":
-        return procedural_texture(rng, height, width), kind
-    if kind == "noise":  # smooth coloured noise (a blurred random field), like foliage or gravel
-        field = rng.normal(0, 1, (height // 4 + 1, width // 4 + 1, 3)).astype(np.float32)
-        field = cv2.resize(field, (width, height), interpolation=cv2.INTER_CUBIC)[:height, :width]
-        image = 128 + 45 * field + rng.normal(0, 6, (height, width, 3))
-        return np.clip(image, 0, 255).astype(np.uint8), kind
-    if kind == "gradient":
-        yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-        a, b = rng.uniform(0, 255, 3), rng.uniform(0, 255, 3)
-        t = (np.cos(rng.uniform(0, np.pi)) * xx / width + np.sin(rng.uniform(0, np.pi)) * yy / height)
-        t = (t - t.min()) / max(np.ptp(t), 1e-6)
-        image = a + (b - a) * t[..., None] + rng.normal(0, 3, (height, width, 3))
-        return np.clip(image, 0, 255).astype(np.uint8), kind
-    photo = photos[int(rng.integers(len(photos)))]
-    scale = rng.uniform(0.25, 0.8) * min(photo.shape[0] / height, photo.shape[1] / width)
-    h, w = int(height * scale), int(width * scale)
-    y, x = int(rng.integers(0, photo.shape[0] - h + 1)), int(rng.integers(0, photo.shape[1] - w + 1))
-    return cv2.resize(photo[y:y + h, x:x + w], (width, height), interpolation=cv2.INTER_AREA), kind
-
-
-def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
-    buffer = io.BytesIO()
-    Image.fromarray(image).save(buffer, format="JPEG", quality=quality)
-    return np.asarray(Image.open(buffer).convert("RGB"))
-
-
-def random_points(rng: np.random.Generator, labels: list[str], height: int, width: int, margin: int = 20,
-                  spacing: float = 55.0) -> dict[str, tuple[float, float]]:
-    """Sub-pixel positions at least `spacing` px apart (so labels belong clearly to one circle)."""
-    points: dict[str, tuple[float, float]] = {}
-    while len(points) < len(labels):
-        p = (float(rng.uniform(margin, width - margin)), float(rng.uniform(margin, height - margin)))
-        if all(np.hypot(p[0] - q[0], p[1] - q[1]) >= spacing for q in points.values()):
-            points[labels[len(points)]] = p
-    return points
+from adapters.markers.scenes import background, jpeg, load_photos, random_points  # noqa: E402,F401
 
 
 def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: list[str]):
@@ -97,8 +42,11 @@ def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: l
     return drawn, points, style, kind
 
 
-def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, photos=None) -> dict:
-    """Parse `n` rendered images; figures overall and for the held-out fonts."""
+def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, photos=None,
+             patch_reader: bool = True) -> dict:
+    """Parse `n` rendered images; figures overall and for the held-out fonts.
+
+    patch_reader: let the parser place labels the words missed with the shipped patch reader."""
     photos = load_photos() if photos is None else photos
     fonts = [f.name for f in available_fonts()]
     rng = np.random.default_rng(seed)
@@ -106,11 +54,13 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     # images where every label was placed (find_markers answers) but some marker is wrong: the
     # wrong silent answers a caller of find_markers would see
     questions_wrong = 0
+    sources: collections.Counter = collections.Counter()  # how each returned marker was placed
     failures = []
     started = time.perf_counter()
     for case in range(n):
         image, points, style, kind = one_case(rng, photos, height, width, fonts)
-        parsed = parse_image(image, list(points))
+        parsed = parse_image(image, list(points), patch_reader=patch_reader)
+        sources.update(m.source for m in parsed.markers.values())
         groups = ["all"] + (["held_out"] if style.font in HELD_OUT_FONTS else [])
         answered = not parsed.missing and all(label in parsed.markers for label in points)
         questions_wrong += int(answered and any(
@@ -134,6 +84,9 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
         out[g] = {"markers": total, "found_right": right, "wrong_silent": wrong,
                   "rate": round(right / total, 4) if total else None}
     out["questions_answered_wrong"] = questions_wrong
+    out["markers_by_source"] = dict(sources)
+    reader = default_patch_reader() if patch_reader else None
+    out["patch_reader"] = {"sha256": reader.record["sha256"], "seed": reader.record.get("seed")} if reader else None
     out["held_out_fonts"] = list(HELD_OUT_FONTS)
     out["failures"] = failures[:20]
     return out
@@ -144,9 +97,10 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
+    parser.add_argument("--no-patch-reader", action="store_true", help="words only (no patch reader pass)")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
-    print(json.dumps(evaluate(args.n, args.seed, height, width)))
+    print(json.dumps(evaluate(args.n, args.seed, height, width, patch_reader=not args.no_patch_reader)))
     return 0
 
 

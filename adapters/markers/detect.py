@@ -145,8 +145,10 @@ def _fit_circle(xs: np.ndarray, ys: np.ndarray, weights: np.ndarray) -> tuple[fl
     return float(cx), float(cy), float(np.sqrt(max(sol[2] + cx ** 2 + cy ** 2, 0)))
 
 
-def verify_circle(rgb: np.ndarray, lab: np.ndarray, x: int, y: int, r: float) -> Circle | None:
-    """Check a ring-filter peak and refine it, or None when it is not a drawn circle."""
+def verify_circle(rgb: np.ndarray, lab: np.ndarray, x: int, y: int, r: float,
+                  min_contrast: float = MIN_CONTRAST) -> Circle | None:
+    """Check a ring-filter peak and refine it, or None when it is not a drawn circle (its ring
+    must differ from its surroundings by min_contrast Lab units)."""
     H, W = lab.shape[:2]
     half = int(np.ceil(r + 8))
     x0, y0, x1, y1 = max(0, x - half), max(0, y - half), min(W, x + half + 1), min(H, y + half + 1)
@@ -160,7 +162,7 @@ def verify_circle(rgb: np.ndarray, lab: np.ndarray, x: int, y: int, r: float) ->
     dist = np.linalg.norm(patch - colour, axis=2)
     around = (d <= r - 2.5) | ((d >= r + 2.5) & (d <= r + 5))
     background = float(np.median(dist[around])) if around.any() else 0.0
-    if background < MIN_CONTRAST:
+    if background < min_contrast:
         return None
     tau = float(np.clip(0.45 * background, 6.0, 35.0))
     member = dist < tau
@@ -244,18 +246,21 @@ def _colour_line(patch: np.ndarray, start: np.ndarray, end: np.ndarray):
     return t, off_line, length2
 
 
-def find_circles(rgb: np.ndarray, lab: np.ndarray | None = None) -> list[Circle]:
-    """Every drawn circle in an (H, W, 3) uint8 RGB image, strongest first (duplicates merged)."""
+def find_circles(rgb: np.ndarray, lab: np.ndarray | None = None, min_contrast: float = MIN_CONTRAST,
+                 limit: int = MAX_CANDIDATES) -> list[Circle]:
+    """Every drawn circle in an (H, W, 3) uint8 RGB image, strongest first (duplicates merged).
+
+    min_contrast / limit: the ring filter's peak threshold and how many peaks are verified."""
     lab = to_lab(rgb) if lab is None else lab
     score, radius = ring_response(lab)
     found: list[Circle] = []
-    for x, y in _peaks(score, MIN_CONTRAST, MAX_CANDIDATES):
+    for x, y in _peaks(score, min_contrast, limit):
         # the ring filter's radius is a whole pixel: a 1 px ring whose centre sits half a pixel
         # off the peak is missed by the colour sample at that radius, so half a pixel either
         # side is tried before the peak is given up
         r = float(radius[y, x])
-        circle = verify_circle(rgb, lab, x, y, r) or verify_circle(rgb, lab, x, y, r - 0.5) \
-            or verify_circle(rgb, lab, x, y, r + 0.5)
+        circle = (verify_circle(rgb, lab, x, y, r, min_contrast) or verify_circle(rgb, lab, x, y, r - 0.5, min_contrast)
+                  or verify_circle(rgb, lab, x, y, r + 0.5, min_contrast))
         if circle is None:
             continue
         if any(np.hypot(circle.x - c.x, circle.y - c.y) < 2.5 and abs(circle.r - c.r) < 3 for c in found):

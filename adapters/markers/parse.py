@@ -30,7 +30,8 @@ import numpy as np
 from ..questions import MCQuestion
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
 from .glyphs import GlyphClassifier, Reading, default_classifier
-from .labels import REF, expected_markers
+from .labels import LABELS, REF, expected_markers
+from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
 from .types import Marker, MarkerError, MarkerSet
 
 AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer ambiguous
@@ -69,6 +70,16 @@ ELIMINATION_MAX_ASPECT = 1.4
 # matching of labels to circles must be than any other (summed similarity).
 CONSTRAINED_MIN_SIMILARITY = 0.6
 CONSTRAINED_MARGIN = 0.1
+# The patch reader (labels the words left missing): how sure it must be of a label's circle,
+# how unsure of every other candidate, and how sure for a lone marker; rings this faint are
+# candidates too (the word pass needs detect.MIN_CONTRAST)
+PATCH_MIN_PROBABILITY = 0.6
+PATCH_RIVAL = 0.2
+PATCH_LONE_PROBABILITY = 0.97
+FAINT_CONTRAST = 9.0
+FAINT_LIMIT = 120  # ring-filter peaks verified in that search
+PATCH_VETO = 0.9  # a word-placed marker is taken back when its ring reads this surely as another class
+SAME_CENTRE = 3.0  # px: candidates this close share one patch (one ring found at two radii)
 
 
 @dataclass
@@ -174,8 +185,23 @@ def placement_error(rect, c: Circle) -> float:
     return best
 
 
-def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None = None) -> ImageParse:
-    """Find the circles labelled `labels` on an (H, W, 3) uint8 RGB image."""
+def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None = None,
+                patch_reader: PatchReader | None | bool = True) -> ImageParse:
+    """Find the circles labelled `labels` on an (H, W, 3) uint8 RGB image.
+
+    patch_reader: the reader of labels the words did not place (True: the shipped one, when its
+    weights are installed; None / False: words only)."""
+    reader = default_patch_reader() if patch_reader is True else (patch_reader or None)
+    parsed = _parse_by_words(rgb, labels, classifier)
+    if reader is not None:
+        _check_by_patches(rgb, parsed, reader)
+        if parsed.missing:
+            _place_by_patches(rgb, parsed, reader)
+    return parsed
+
+
+def _parse_by_words(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None) -> ImageParse:
+    """parse_image's first pass: circles labelled by the words read beside them."""
     classifier = classifier or default_classifier()
     lab = to_lab(rgb)
     circles = find_circles(rgb, lab)
@@ -249,6 +275,83 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
                                     ring_width=c.width, label_box=tuple(int(v) for v in read.rect),
                                     colour=c.colour, source="elimination")
     return ImageParse(markers, missing, circles, reads)
+
+
+def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+    """Take back the markers placed by words whose ring the patch reader sees as something else
+    (another label or no marker) with probability >= PATCH_VETO: a scene blob read as a letter
+    beside a scene ring. The label goes back to parsed.missing, where _place_by_patches may
+    place it again."""
+    if not parsed.markers:
+        return
+    labels = list(parsed.markers)
+    probabilities = reader.probabilities(rgb, [parsed.markers[label].xy for label in labels])
+    for label, row in zip(labels, probabilities):
+        top = int(np.argmax(row))
+        if CLASSES[top] != label and row[top] >= PATCH_VETO:
+            seen = "no marker" if CLASSES[top] == NONE else CLASSES[top]
+            del parsed.markers[label]
+            parsed.missing[label] = (f"{label} was read beside a circle whose surroundings read as {seen} "
+                                     f"(p={row[top]:.2f})")
+
+
+def _place_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+    """Place the labels the words left missing by what the patch reader sees around each free
+    circle (in place: parsed.markers gains them, parsed.missing loses them).
+
+    The candidates are the free circles found, plus fainter rings (detect.find_circles at
+    FAINT_CONTRAST: a 1 px ring on noise scores below MIN_CONTRAST). A label goes to the circle
+    the reader gives it most, when that probability is >= PATCH_MIN_PROBABILITY, is the circle's
+    top class, no other candidate gives the label >= PATCH_RIVAL (else: which one?), and the
+    circle matches the placed markers' rings (_rings_alike; a lone label: a complete ring and
+    PATCH_LONE_PROBABILITY).
+    """
+    used = {(m.xy[0], m.xy[1]) for m in parsed.markers.values()}
+    free = [c for c in parsed.circles if (c.x, c.y) not in used]
+    faint = [c for c in find_circles(rgb, min_contrast=FAINT_CONTRAST, limit=FAINT_LIMIT)
+             if not any(np.hypot(c.x - o.x, c.y - o.y) < 2.5 for o in parsed.circles)]
+    candidates = free + faint
+    if not candidates:
+        return
+    probabilities = reader.probabilities(rgb, [(c.x, c.y) for c in candidates])
+    placed_rings = [c for c in parsed.circles if (c.x, c.y) in used]
+    lone = len(parsed.markers) + len(parsed.missing) == 1
+    taken: set[int] = set()
+    for label in list(parsed.missing):
+        column = probabilities[:, CLASSES.index(label)]
+        j = int(np.argmax(column))
+        # another circle is a rival when the label is its likeliest label; a neighbour whose
+        # patch shows this label too, but its own more, is not (a thick ring is often found twice
+        # around one centre: the same patch is no rival either)
+        others = np.delete(probabilities[:, :len(LABELS)], CLASSES.index(label), axis=1)
+        rivals = column[[k for k, c in enumerate(candidates)
+                         if np.hypot(c.x - candidates[j].x, c.y - candidates[j].y) > SAME_CENTRE
+                         and column[k] >= others[k].max()]]
+        if (column[j] < (PATCH_LONE_PROBABILITY if lone else PATCH_MIN_PROBABILITY)
+                or int(np.argmax(probabilities[j])) != CLASSES.index(label)
+                or (len(rivals) and rivals.max() >= PATCH_RIVAL) or j in taken):
+            continue
+        c = candidates[j]
+        if lone and c.coverage < LONE_MIN_COVERAGE:
+            continue
+        if not _rings_alike([c, *placed_rings]):
+            continue
+        taken.add(j)
+        placed_rings.append(c)
+        del parsed.missing[label]
+        parsed.markers[label] = Marker(label, (c.x, c.y), float(column[j]) * c.coverage, radius=c.r,
+                                       ring_width=c.width, colour=c.colour, source="patch")
+
+
+def _rings_alike(rings: list[Circle]) -> bool:
+    """Radii within STYLE_RADIUS px and colours within STYLE_COLOUR (STYLE_COLOUR_THIN for thin
+    rings): one question's rings (see _one_style)."""
+    if len(rings) < 2:
+        return True
+    radii = [c.r for c in rings]
+    spread = max(float(np.linalg.norm(np.subtract(a.lab, b.lab))) for a in rings for b in rings)
+    thin = min(c.width for c in rings) <= THIN_RING
+    return max(radii) - min(radii) <= STYLE_RADIUS and spread <= (STYLE_COLOUR_THIN if thin else STYLE_COLOUR)
 
 
 def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: list[LabelRead],

@@ -34,7 +34,8 @@ class Marker:
     box, else None. radius / ring_width: the circle drawn (None when unknown, e.g. from a sidecar).
     label_box: (x0, y0, x1, y1) of the label's ink (or its dark box) when it was read from the image.
     source: "parsed", "elimination" (its label was not read: the one label left, or read only
-    against the labels left; see parse._by_elimination), "sidecar" or "generated".
+    against the labels left; see parse._by_elimination), "patch" (read by the patch reader from
+    the pixels around the ring; see parse._place_by_patches), "sidecar" or "generated".
     """
 
     label: str
@@ -52,7 +53,7 @@ class Marker:
                                "confidence": round(float(self.confidence), 4)}
         if self.box is not None:
             out["box"] = [round(float(v), 2) for v in self.box]
-        if self.source == "elimination":  # placed without reading its label: worth a look
+        if self.source in ("elimination", "patch"):  # not placed by a word read beside it: worth a look
             out["source"] = self.source
         return out
 

@@ -1,0 +1,129 @@
+"""The patch reader: its input, its training script's file, and the parser's rule for using it
+(tested with oracle probabilities, so the rule is checked apart from the network's skill)."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+import torch
+
+from adapters.markers import MarkerStyle, draw_points, parse_image
+from adapters.markers.detect import find_circles
+from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
+from train.markers_reader import main as train_main
+
+
+def grey(h=200, w=260, value=120):
+    return np.full((h, w, 3), value, np.uint8)
+
+
+def test_patches_are_centred_and_mark_the_image_border():
+    image = grey()
+    image[100, 130] = (255, 0, 0)
+    patches = crop_patches(image, [(130, 100), (0, 0)])
+    assert patches.shape == (2, 6, PATCH, PATCH)
+    half = PATCH // 2
+    assert patches[0, 0, half, half] == pytest.approx(0.5)  # the red pixel sits at the centre
+    assert patches[0, 3].min() == 1.0  # wholly inside the image
+    inside = patches[1, 3]  # a corner point: the upper-left quarter lies outside
+    assert inside[:half, :half].max() == 0 and inside[half:, half:].min() == 1
+    assert patches[1, :3][:, :half, :half].abs().max() == 0
+    assert patches[0, 4, 0, 0] < 0 < patches[0, 4, 0, -1] and patches[0, 5, 0, 0] < 0 < patches[0, 5, -1, 0]
+
+
+def test_network_maps_patches_to_class_logits():
+    logits = PatchReaderNet(width=8)(torch.zeros(3, 6, PATCH, PATCH))
+    assert logits.shape == (3, len(CLASSES)) and CLASSES[-1] == NONE
+
+
+def test_training_script_writes_weights_with_their_record(tmp_path):
+    path = tmp_path / "reader.pt"
+    assert train_main(["--output", str(path), "--steps", "2", "--batch", "8", "--width", "8", "--workers", "0"]) == 0
+    reader = PatchReader.load(path)
+    record = reader.record
+    assert record["steps"] == 2 and record["held_out_fonts"] and len(record["sha256"]) == 64
+    assert not set(record["held_out_fonts"]) & set(record["fonts"])  # the held-out fonts stay unseen
+    probs = reader.probabilities(grey(), [(50, 60), (120, 100)])
+    assert probs.shape == (2, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+    json.dumps(record)
+
+
+def test_missing_weights_name_the_command_that_makes_them(tmp_path):
+    with pytest.raises(FileNotFoundError, match="train.markers_reader"):
+        PatchReader.load(tmp_path / "absent.pt")
+
+
+class OracleReader:
+    """Probabilities set per circle: {(x, y): {class: p}} (nearest within 3 px), else sure 'none'."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def probabilities(self, rgb, centres):
+        out = np.zeros((len(centres), len(CLASSES)), np.float32)
+        for i, (x, y) in enumerate(centres):
+            row = next((v for (tx, ty), v in self.table.items() if np.hypot(tx - x, ty - y) < 3), {NONE: 1.0})
+            for name, p in row.items():
+                out[i, CLASSES.index(name)] = p
+        return out
+
+
+STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")
+POINTS = {"A": (60.0, 60.0), "B": (190.0, 60.0), "C": (120.0, 150.0)}
+SURE = {POINTS["A"]: {"A": 1.0}, POINTS["B"]: {"B": 1.0}}  # what a good reader sees at A and B
+DECOY = (215.0, 150.0)  # an unlabelled ring in the markers' style
+
+
+def blotted(decoy=False):
+    """A and B drawn whole; C's ring with no label (so no word can be read as C)."""
+    image = draw_points(grey(), {"A": POINTS["A"], "B": POINTS["B"]}, STYLE)
+    for x, y in [POINTS["C"]] + ([DECOY] if decoy else []):
+        cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    return image
+
+
+def test_the_word_pass_alone_misses_a_blotted_label():
+    parsed = parse_image(blotted(), list(POINTS), patch_reader=False)
+    assert set(parsed.missing) == {"C"} and set(parsed.markers) == {"A", "B"}
+
+
+def test_a_sure_reader_places_the_label_the_words_missed():
+    parsed = parse_image(blotted(), list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: {"C": 0.95}}))
+    assert not parsed.missing
+    assert np.hypot(*np.subtract(parsed.markers["C"].xy, POINTS["C"])) <= 1
+    assert parsed.markers["C"].source == "patch" and parsed.markers["A"].source == "parsed"
+
+
+def test_a_neighbour_that_shows_the_label_but_reads_as_its_own_is_no_rival():
+    table = {**SURE, POINTS["C"]: {"C": 0.95}, DECOY: {"B": 0.6, "C": 0.3, NONE: 0.1}}
+    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader(table))
+    assert not parsed.missing and parsed.markers["C"].source == "patch"
+
+
+@pytest.mark.parametrize("table, why", [
+    ({POINTS["C"]: {"C": 0.5, NONE: 0.5}}, "not sure enough"),
+    ({POINTS["C"]: {"C": 0.95}, DECOY: {"C": 0.4, NONE: 0.6}}, "a rival circle"),
+])
+def test_an_unsure_reader_leaves_the_label_missing(table, why):
+    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader({**SURE, **table}))
+    assert "C" in parsed.missing and set(parsed.markers) == {"A", "B"}, why
+
+
+def test_a_sure_reading_beside_a_ring_unlike_the_others_is_refused():
+    image = draw_points(grey(), {"A": POINTS["A"], "B": POINTS["B"]}, STYLE)
+    odd = MarkerStyle(radius=14, ring_width=2, font="hershey-simplex", label_height=12, colour=(0, 200, 0))
+    image = draw_points(image, {"C": POINTS["C"]}, odd)
+    x, y = POINTS["C"]
+    image[int(y) - 9:int(y) + 9, int(x) + 18:int(x) + 30] = odd.colour
+    assert any(np.hypot(c.x - x, c.y - y) < 2 for c in find_circles(image))
+    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: {"C": 0.99}}))
+    assert "C" in parsed.missing and set(parsed.markers) == {"A", "B"}
+
+
+def test_a_word_placed_marker_whose_ring_reads_as_no_marker_is_taken_back():
+    image = draw_points(grey(), POINTS, STYLE)
+    table = {**SURE, POINTS["C"]: {NONE: 0.95, "C": 0.05}}
+    assert set(parse_image(image, list(POINTS), patch_reader=False).markers) == {"A", "B", "C"}
+    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader(table))
+    assert set(parsed.markers) == {"A", "B"} and "read as no marker" in parsed.missing["C"]
