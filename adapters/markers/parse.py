@@ -12,9 +12,12 @@ reading anywhere go to the free circles in the placed markers' style with an unr
 their side, when there are exactly as many such circles as such labels: one label takes the one
 circle left; several are told apart by reading the words against those labels only
 (`_by_elimination`, source "elimination"). A lone marker (REF alone) has no style to be checked
-against and needs a complete ring and a clear reading. When a different circle for some label
-costs nearly as much, or a label has no reading beside any circle, the parser raises MarkerError
-instead of guessing.
+against and needs a complete ring and a clear reading. Then the patch reader (a small CNN that
+sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
+surely reads as something else (`_check_by_patches`), and places labels still missing where it
+is sure of one free or faint circle that matches the placed rings (`_place_by_patches`, source
+"patch"). When a different circle for some label costs nearly as much, or a label has no
+reading beside any circle, the parser raises MarkerError instead of guessing.
 """
 
 from __future__ import annotations
@@ -189,8 +192,9 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
                 patch_reader: PatchReader | None | bool = True) -> ImageParse:
     """Find the circles labelled `labels` on an (H, W, 3) uint8 RGB image.
 
-    patch_reader: the reader of labels the words did not place (True: the shipped one, when its
-    weights are installed; None / False: words only)."""
+    patch_reader: reads the pixels around each circle, to check the markers the words placed and
+    to place the labels they missed (True: the shipped one, when its weights are installed; None
+    / False: words only)."""
     reader = default_patch_reader() if patch_reader is True else (patch_reader or None)
     parsed = _parse_by_words(rgb, labels, classifier)
     if reader is not None:
@@ -316,7 +320,6 @@ def _place_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) 
     probabilities = reader.probabilities(rgb, [(c.x, c.y) for c in candidates])
     placed_rings = [c for c in parsed.circles if (c.x, c.y) in used]
     lone = len(parsed.markers) + len(parsed.missing) == 1
-    taken: set[int] = set()
     for label in list(parsed.missing):
         column = probabilities[:, CLASSES.index(label)]
         j = int(np.argmax(column))
@@ -327,16 +330,19 @@ def _place_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) 
         rivals = column[[k for k, c in enumerate(candidates)
                          if np.hypot(c.x - candidates[j].x, c.y - candidates[j].y) > SAME_CENTRE
                          and column[k] >= others[k].max()]]
-        if (column[j] < (PATCH_LONE_PROBABILITY if lone else PATCH_MIN_PROBABILITY)
-                or int(np.argmax(probabilities[j])) != CLASSES.index(label)
-                or (len(rivals) and rivals.max() >= PATCH_RIVAL) or j in taken):
-            continue
         c = candidates[j]
-        if lone and c.coverage < LONE_MIN_COVERAGE:
+        needed = PATCH_LONE_PROBABILITY if lone else PATCH_MIN_PROBABILITY
+        why = (f"no circle reads as {label} surely enough (best p={column[j]:.2f} < {needed})" if column[j] < needed
+               else f"its likeliest circle reads more as {CLASSES[int(np.argmax(probabilities[j]))]}"
+               if int(np.argmax(probabilities[j])) != CLASSES.index(label)
+               else f"two circles read as {label} (p={column[j]:.2f} and {rivals.max():.2f})"
+               if len(rivals) and rivals.max() >= PATCH_RIVAL
+               else "its ring is incomplete for a lone marker" if lone and c.coverage < LONE_MIN_COVERAGE
+               else "its ring is unlike the other markers' rings" if not _rings_alike([c, *placed_rings])
+               else "")
+        if why:
+            parsed.missing[label] += f"; patch reader: {why}"
             continue
-        if not _rings_alike([c, *placed_rings]):
-            continue
-        taken.add(j)
         placed_rings.append(c)
         del parsed.missing[label]
         parsed.markers[label] = Marker(label, (c.x, c.y), float(column[j]) * c.coverage, radius=c.r,
