@@ -47,6 +47,10 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     probs = reader.probabilities(grey(), [(50, 60), (120, 100)])
     assert probs.shape == (2, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
     json.dumps(record)
+    more = tmp_path / "more.pt"  # continued training records where it started
+    assert train_main(["--output", str(more), "--steps", "1", "--batch", "8", "--init", str(path), "--workers", "0"]) == 0
+    continued = PatchReader.load(more)
+    assert continued.record["init"]["sha256"] == record["sha256"] and continued.net.width == 8
 
 
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):

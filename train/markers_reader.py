@@ -54,10 +54,15 @@ class PatchStream(IterableDataset):
             yield from zip(patches, targets)
 
 
-def train(output: Path, steps: int, batch: int, seed: int, width: int, workers: int, lr: float) -> dict:
+def train(output: Path, steps: int, batch: int, seed: int, width: int, workers: int, lr: float,
+          init: Path | None = None) -> dict:
+    """Fit a reader (from `init`'s weights when given, else from scratch) and save it to `output`."""
     torch.manual_seed(seed)
     fonts = [f.name for f in available_fonts() if f.name not in HELD_OUT_FONTS]
-    net = PatchReaderNet(width).to(memory_format=torch.channels_last)  # ~2x faster convs on CPUs
+    start = PatchReader.load(init) if init else None
+    net = start.net.train() if start else PatchReaderNet(width)
+    width = net.width
+    net = net.to(memory_format=torch.channels_last)  # ~2x faster convs on CPUs
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.1)
     loader = DataLoader(PatchStream(seed, fonts), batch_size=batch, num_workers=workers,
@@ -83,7 +88,8 @@ def train(output: Path, steps: int, batch: int, seed: int, width: int, workers: 
     record = {"seed": seed, "steps": steps, "batch": batch, "width": width, "lr": lr, "patches": seen,
               "fonts": fonts, "held_out_fonts": list(HELD_OUT_FONTS), "classes": list(CLASSES),
               "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
-              "seconds": round(time.perf_counter() - started, 1)}
+              "seconds": round(time.perf_counter() - started, 1),
+              "init": {"sha256": start.record["sha256"], "record": start.record} if start else None}
     PatchReader(net.to(memory_format=torch.contiguous_format), record).save(output)
     return record
 
@@ -97,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=24, help="channels of the first layer")
     parser.add_argument("--workers", type=int, default=1, help="processes rendering scenes")
     parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--init", type=Path, help="continue from these weights (a file this script wrote)")
     args = parser.parse_args(argv)
-    record = train(args.output, args.steps, args.batch, args.seed, args.width, args.workers, args.lr)
+    record = train(args.output, args.steps, args.batch, args.seed, args.width, args.workers, args.lr, args.init)
     print(json.dumps(record))
     return 0
 
