@@ -196,18 +196,19 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     to place the labels they missed (True: the shipped one, when its weights are installed; None
     / False: words only)."""
     reader = default_patch_reader() if patch_reader is True else (patch_reader or None)
-    parsed = _parse_by_words(rgb, labels, classifier)
+    lab = to_lab(rgb)
+    parsed = _parse_by_words(rgb, lab, labels, classifier)
     if reader is not None:
         _check_by_patches(rgb, parsed, reader)
         if parsed.missing:
-            _place_by_patches(rgb, parsed, reader)
+            _place_by_patches(rgb, lab, parsed, reader)
     return parsed
 
 
-def _parse_by_words(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None) -> ImageParse:
+def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
+                    classifier: GlyphClassifier | None) -> ImageParse:
     """parse_image's first pass: circles labelled by the words read beside them."""
     classifier = classifier or default_classifier()
-    lab = to_lab(rgb)
     circles = find_circles(rgb, lab)
     reads, unread = _read_words(rgb, lab, circles, labels, classifier) if circles else ([], [])
     # a "circle" centred inside a word that was read is a glyph's bowl (B, D, R), not a marker;
@@ -299,7 +300,7 @@ def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) 
                                      f"(p={row[top]:.2f})")
 
 
-def _place_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
     """Place the labels the words left missing by what the patch reader sees around each free
     circle (in place: parsed.markers gains them, parsed.missing loses them).
 
@@ -312,7 +313,7 @@ def _place_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) 
     """
     used = {(m.xy[0], m.xy[1]) for m in parsed.markers.values()}
     free = [c for c in parsed.circles if (c.x, c.y) not in used]
-    faint = [c for c in find_circles(rgb, min_contrast=FAINT_CONTRAST, limit=FAINT_LIMIT)
+    faint = [c for c in find_circles(rgb, lab, min_contrast=FAINT_CONTRAST, limit=FAINT_LIMIT)
              if not any(np.hypot(c.x - o.x, c.y - o.y) < 2.5 for o in parsed.circles)]
     candidates = free + faint
     if not candidates:

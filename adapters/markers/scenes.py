@@ -20,7 +20,7 @@ from PIL import Image
 
 from ..synthetic.textures import procedural_texture
 from .fonts import font_by_name, text_mask
-from .labels import LABELS, REF
+from .labels import REF
 from .render import MarkerStyle, draw_points_layout
 
 PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "images"
@@ -85,7 +85,7 @@ DECOY_TEXT = tuple("FGHJKLMNPQSTUVWXYZ0123456789")
 
 @dataclass(frozen=True)
 class TrainingScene:
-    """A rendered scene and where to look in it: points [(x, y, class)], class a label of LABELS or
+    """A rendered scene and where to look in it: points [(x, y, class)], class a label of labels.LABELS or
     None (no marker centred there: a decoy ring, a decoy letter's ring, a label glyph, plain scene)."""
 
     image: np.ndarray
