@@ -23,6 +23,7 @@ from checkpoints.hashing import sha256_file
 from .answers import load_answers
 from .blink import BlinkReader
 from .markers import apply_markers, load_markers
+from .markers.parse import parser_networks
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign
@@ -169,7 +170,7 @@ def _marker_source(config: RunConfig, data_root: Path) -> tuple[dict, dict[str, 
     elif config.markers is None and config.benchmark == "synthetic":
         path, source = data_root / "markers.jsonl", "generator"
     if path is None:
-        return {}, {"source": "parsed", "path": None, "sha256": None}
+        return {}, {"source": "parsed", "path": None, "sha256": None, "networks": parser_networks()}
     return load_markers(path), {"source": source, "path": str(path), "sha256": sha256_file(path)}
 
 
@@ -220,7 +221,7 @@ def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: di
         "seed": config.seed,
         "precision": config.precision,
         "answers_sha256": answers.get("sha256"),
-        "markers": [data["markers"]["source"], data["markers"]["sha256"]],
+        "markers": [data["markers"]["source"], data["markers"]["sha256"], data["markers"].get("networks")],
         "data_sha256": sorted(f["sha256"] for f in data["files"]),
         # ComBo's questions are generated: how (count, source, seed) is part of what they are.
         "combo": data["generator"] if config.benchmark == "combo" else None,

@@ -7,6 +7,7 @@ Markers in the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train or tun
 reader) are reported apart. A wrong silent answer is a marker returned at the wrong place.
 
     .venv/bin/python benchmarks/markers_accuracy.py [--n 300] [--seed 0] [--size 320x240]
+        [--no-patch-reader] [--no-centre-finder]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from adapters.markers.centre_finder import default_centre_finder  # noqa: E402
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse import parse_image  # noqa: E402
@@ -43,10 +45,11 @@ def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: l
 
 
 def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, photos=None,
-             patch_reader: bool = True) -> dict:
+             patch_reader: bool = True, centre_finder: bool = True) -> dict:
     """Parse `n` rendered images; figures overall and for the held-out fonts.
 
-    patch_reader: let the parser place labels the words missed with the shipped patch reader."""
+    patch_reader: let the parser place labels the words missed with the shipped patch reader;
+    centre_finder: and with the shipped centre finder's proposals (needs the patch reader)."""
     photos = load_photos() if photos is None else photos
     fonts = [f.name for f in available_fonts()]
     rng = np.random.default_rng(seed)
@@ -59,7 +62,7 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     started = time.perf_counter()
     for case in range(n):
         image, points, style, kind = one_case(rng, photos, height, width, fonts)
-        parsed = parse_image(image, list(points), patch_reader=patch_reader)
+        parsed = parse_image(image, list(points), patch_reader=patch_reader, centre_finder=centre_finder)
         sources.update(m.source for m in parsed.markers.values())
         groups = ["all"] + (["held_out"] if style.font in HELD_OUT_FONTS else [])
         answered = not parsed.missing and all(label in parsed.markers for label in points)
@@ -87,6 +90,8 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     out["markers_by_source"] = dict(sources)
     reader = default_patch_reader() if patch_reader else None
     out["patch_reader"] = {"sha256": reader.record["sha256"], "seed": reader.record.get("seed")} if reader else None
+    finder = default_centre_finder() if patch_reader and centre_finder else None
+    out["centre_finder"] = {"sha256": finder.record["sha256"], "seed": finder.record.get("seed")} if finder else None
     out["held_out_fonts"] = list(HELD_OUT_FONTS)
     out["failures"] = failures[:20]
     return out
@@ -98,9 +103,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
     parser.add_argument("--no-patch-reader", action="store_true", help="words only (no patch reader pass)")
+    parser.add_argument("--no-centre-finder", action="store_true", help="no centre finder pass")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
-    print(json.dumps(evaluate(args.n, args.seed, height, width, patch_reader=not args.no_patch_reader)))
+    print(json.dumps(evaluate(args.n, args.seed, height, width, patch_reader=not args.no_patch_reader,
+                                centre_finder=not args.no_centre_finder)))
     return 0
 
 

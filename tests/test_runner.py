@@ -10,6 +10,7 @@ import pytest
 
 from adapters import registry
 from adapters.evaluate import RunConfig, RunDirError, SampleStore, run
+from adapters.markers.parse import parser_networks
 from adapters.questions import Decision, QuestionError
 from adapters.registry import SpecialistSpec
 from adapters.solver import Solver
@@ -68,6 +69,9 @@ def test_results_schema(blink_root, tmp_path):
         assert t["ci95"][0] <= t["accuracy"] <= t["ci95"][1]
     assert results["env"]["packages"]["torch"] and results["env"]["device"].startswith("cpu")
     assert len(results["data"]["files"]) == 3 and all(len(f["sha256"]) == 64 for f in results["data"]["files"])
+    # markers parsed from the images: the parser's networks are named by their weights' sha256
+    assert results["markers"]["source"] == "parsed" and results["markers"]["networks"] == parser_networks()
+    assert len(results["markers"]["networks"]["patch_reader"]) == 64
     samples = _samples(out)
     assert len(samples) == 12
     correct = sum(s["correct"] for s in samples)

@@ -16,7 +16,10 @@ against and needs a complete ring and a clear reading. Then the patch reader (a 
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
 surely reads as something else (`_check_by_patches`), and places labels still missing where it
 is sure of one free or faint circle that matches the placed rings (`_place_by_patches`, source
-"patch"). When a different circle for some label costs nearly as much, or a label has no
+"patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
+centres, which need no ring that stands out on its own; a label is placed at the one proposal
+the finder gives it when the patch reader reads that proposal as the same label
+(`_place_by_finder`, source "finder"). When a different circle for some label costs nearly as much, or a label has no
 reading beside any circle, the parser raises MarkerError instead of guessing.
 """
 
@@ -34,6 +37,7 @@ from ..questions import MCQuestion
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
 from .glyphs import GlyphClassifier, Reading, default_classifier
 from .labels import LABELS, REF, expected_markers
+from .centre_finder import CentreFinder, default_centre_finder
 from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
 from .types import Marker, MarkerError, MarkerSet
 
@@ -83,6 +87,14 @@ FAINT_CONTRAST = 9.0
 FAINT_LIMIT = 120  # ring-filter peaks verified in that search
 PATCH_VETO = 0.9  # a word-placed marker is taken back when its ring reads this surely as another class
 SAME_CENTRE = 3.0  # px: candidates this close share one patch (one ring found at two radii)
+# The centre finder's proposals (_place_by_finder): a label needs a heatmap score of at least
+# FINDER_MIN_SCORE at its one proposal; another proposal whose likeliest label it is, scoring at
+# least FINDER_RIVAL, makes it ambiguous. A proposal within FINDER_NEAR px of a placed marker is
+# that marker.
+FINDER_MIN_SCORE = 0.3
+FINDER_LONE_SCORE = 0.6
+FINDER_RIVAL = 0.15
+FINDER_NEAR = 5.0
 
 
 @dataclass
@@ -189,19 +201,23 @@ def placement_error(rect, c: Circle) -> float:
 
 
 def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassifier | None = None,
-                patch_reader: PatchReader | None | bool = True) -> ImageParse:
+                patch_reader: PatchReader | None | bool = True,
+                centre_finder: CentreFinder | None | bool = True) -> ImageParse:
     """Find the circles labelled `labels` on an (H, W, 3) uint8 RGB image.
 
     patch_reader: reads the pixels around each circle, to check the markers the words placed and
     to place the labels they missed (True: the shipped one, when its weights are installed; None
-    / False: words only)."""
+    / False: words only). centre_finder: proposes centres for the labels still missing, which the
+    patch reader must confirm (True: the shipped one, when installed; None / False: no proposals)."""
     reader = default_patch_reader() if patch_reader is True else (patch_reader or None)
+    finder = default_centre_finder() if centre_finder is True else (centre_finder or None)
     lab = to_lab(rgb)
     parsed = _parse_by_words(rgb, lab, labels, classifier)
     if reader is not None:
         _check_by_patches(rgb, parsed, reader)
-        if parsed.missing:
-            _place_by_patches(rgb, lab, parsed, reader)
+        judged = _place_by_patches(rgb, lab, parsed, reader) if parsed.missing else []
+        if parsed.missing and finder is not None:
+            _place_by_finder(rgb, parsed, reader, finder, judged)
     return parsed
 
 
@@ -300,9 +316,10 @@ def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) 
                                      f"(p={row[top]:.2f})")
 
 
-def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> list[Circle]:
     """Place the labels the words left missing by what the patch reader sees around each free
-    circle (in place: parsed.markers gains them, parsed.missing loses them).
+    circle (in place: parsed.markers gains them, parsed.missing loses them); returns the circles
+    it judged.
 
     The candidates are the free circles found, plus fainter rings (detect.find_circles at
     FAINT_CONTRAST: a 1 px ring on noise scores below MIN_CONTRAST). A label goes to the circle
@@ -317,7 +334,7 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
              if not any(np.hypot(c.x - o.x, c.y - o.y) < 2.5 for o in parsed.circles)]
     candidates = free + faint
     if not candidates:
-        return
+        return []
     probabilities = reader.probabilities(rgb, [(c.x, c.y) for c in candidates])
     placed_rings = [c for c in parsed.circles if (c.x, c.y) in used]
     lone = len(parsed.markers) + len(parsed.missing) == 1
@@ -348,6 +365,59 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
         del parsed.missing[label]
         parsed.markers[label] = Marker(label, (c.x, c.y), float(column[j]) * c.coverage, radius=c.r,
                                        ring_width=c.width, colour=c.colour, source="patch")
+    return candidates
+
+
+def parser_networks() -> dict[str, str | None]:
+    """sha256 of the weights parse_image uses by default (None: not installed). Markers parsed
+    from images change when these do: results record them."""
+    reader, finder = default_patch_reader(), default_centre_finder()
+    return {"patch_reader": reader.record["sha256"] if reader else None,
+            "centre_finder": finder.record["sha256"] if finder else None}
+
+
+def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, finder: CentreFinder,
+                     judged: Sequence[Circle]) -> None:
+    """Place the labels still missing where the centre finder proposes them and no ring was found
+    (in place, as _place_by_patches; `judged`: the circles _place_by_patches read).
+
+    A label goes to a proposal when it is the proposal's likeliest label with a score >=
+    FINDER_MIN_SCORE (a lone label: FINDER_LONE_SCORE), no other proposal's likeliest label is it
+    with a score >= FINDER_RIVAL, the proposal is no ring already judged (there the patch step's
+    verdict, which saw the ring's style, stands), and the patch reader, centred there, reads the
+    same label as its top class with p >= PATCH_MIN_PROBABILITY (lone: PATCH_LONE_PROBABILITY):
+    two networks that look differently (whole image, fixed patch) must agree, as there is no
+    ring to check.
+    """
+    placed = [m.xy for m in parsed.markers.values()]
+    proposals = [p for p in finder.find(rgb)
+                 if all(np.hypot(p.x - x, p.y - y) > FINDER_NEAR for x, y in placed)]
+    if not proposals:
+        for label in parsed.missing:
+            parsed.missing[label] += "; centre finder: no centre proposed"
+        return
+    probabilities = reader.probabilities(rgb, [(p.x, p.y) for p in proposals])
+    lone = len(parsed.markers) + len(parsed.missing) == 1
+    needed = (FINDER_LONE_SCORE, PATCH_LONE_PROBABILITY) if lone else (FINDER_MIN_SCORE, PATCH_MIN_PROBABILITY)
+    for label in list(parsed.missing):  # a proposal has one likeliest label: no two labels share one
+        mine = [k for k, p in enumerate(proposals) if p.label == label and p.score >= FINDER_RIVAL]
+        k = mine[0] if mine else -1
+        p, row, column = proposals[k], probabilities[k], CLASSES.index(label)
+        why = (f"no centre proposed for {label}" if not mine
+               else f"{len(mine)} centres proposed for {label}" if len(mine) > 1
+               else f"its centre scored {p.score:.2f} < {needed[0]}" if p.score < needed[0]
+               else "its centre is a ring the patch reader judged"
+               if any(np.hypot(c.x - p.x, c.y - p.y) <= FINDER_NEAR for c in judged)
+               else f"the patch reader reads its centre as {CLASSES[int(np.argmax(row))]}"
+               if int(np.argmax(row)) != column
+               else f"the patch reader reads its centre as {label} with p={row[column]:.2f} < {needed[1]}"
+               if row[column] < needed[1]
+               else "")
+        if why:
+            parsed.missing[label] += f"; centre finder: {why}"
+            continue
+        del parsed.missing[label]
+        parsed.markers[label] = Marker(label, (p.x, p.y), float(min(p.score, row[column])), source="finder")
 
 
 def _rings_alike(rings: list[Circle]) -> bool:

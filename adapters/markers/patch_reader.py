@@ -19,18 +19,15 @@ network is a plain stack of torch convolutions.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import torch
-from safetensors import safe_open
-from safetensors.torch import save_file
 from torch import nn
 
 from .labels import LABELS
+from .weights_file import load_weights, save_weights
 
 NONE = "none"
 CLASSES = (*LABELS, NONE)
@@ -96,29 +93,15 @@ class PatchReader:
         self.record = record or {}
 
     def save(self, path: Path) -> None:
-        """safetensors file; the network's width and the training record go in its metadata.
-        Float tensors are stored as float16 (half the file; the reader's probabilities move by
-        < 1e-3) and loaded back as float32."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record = {k: v for k, v in self.record.items() if k != "sha256"}  # the file's own hash is added on load
-        state = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in self.net.state_dict().items()}
-        save_file(state, str(path), metadata={"width": str(self.net.width), "record": json.dumps(record)})
+        """safetensors file (weights_file.save_weights); the network's width goes in its metadata."""
+        save_weights(self.net, path, self.record, width=str(self.net.width))
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> "PatchReader":
         """A file written by `save` (train/markers_reader.py); record gains the file's sha256."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"no patch reader weights at {path}: train them with "
-                                    f"`python -m train.markers_reader --output {path}`")
-        with safe_open(str(path), "pt") as f:
-            metadata = f.metadata() or {}
-            state = {k: f.get_tensor(k) for k in f.keys()}
-        state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
+        state, metadata, record = load_weights(path, "python -m train.markers_reader")
         net = PatchReaderNet(int(metadata.get("width", 24)))
         net.load_state_dict(state)
-        record = json.loads(metadata.get("record", "{}"))
-        record["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
         return cls(net, record)
 
     @torch.inference_mode()

@@ -35,7 +35,8 @@ class Marker:
     label_box: (x0, y0, x1, y1) of the label's ink (or its dark box) when it was read from the image.
     source: "parsed", "elimination" (its label was not read: the one label left, or read only
     against the labels left; see parse._by_elimination), "patch" (read by the patch reader from
-    the pixels around the ring; see parse._place_by_patches), "sidecar" or "generated".
+    the pixels around the ring; see parse._place_by_patches), "finder" (proposed by the centre
+    finder and read by the patch reader; see parse._place_by_finder), "sidecar" or "generated".
     """
 
     label: str
@@ -53,7 +54,7 @@ class Marker:
                                "confidence": round(float(self.confidence), 4)}
         if self.box is not None:
             out["box"] = [round(float(v), 2) for v in self.box]
-        if self.source in ("elimination", "patch"):  # not placed by a word read beside it: worth a look
+        if self.source in ("elimination", "patch", "finder"):  # not placed by a word read beside it: worth a look
             out["source"] = self.source
         return out
 

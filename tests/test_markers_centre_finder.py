@@ -1,0 +1,167 @@
+"""The centre finder: its targets and their decoding, its training script's file, and the parser's
+rule for using it (tested with oracle proposals and readings, so the rule is checked apart from
+the networks' skill)."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from adapters.markers import MarkerStyle, draw_points, parse_image
+from adapters.markers.centre_finder import (
+    STRIDE, CentreFinder, CentreFinderNet, Proposal, centre_loss, heat_targets, to_input)
+from adapters.markers.labels import LABELS, REF
+from adapters.markers.patch_reader import CLASSES, NONE
+from train.markers_finder import main as train_main
+
+
+def grey(h=200, w=260, value=120):
+    return np.full((h, w, 3), value, np.uint8)
+
+
+CENTRES = [(37.3, 52.8, "A"), (130.0, 101.6, "C"), (221.9, 20.2, REF)]
+
+
+class TargetNet(torch.nn.Module):
+    """Outputs exactly the training targets of CENTRES (logits of the heatmaps, the offsets)."""
+
+    def forward(self, x):
+        heat, offset, _ = heat_targets(CENTRES, *x.shape[-2:])
+        logits = torch.logit(torch.from_numpy(heat).clamp(1e-4, 1 - 1e-4))
+        return torch.cat([logits, torch.from_numpy(offset)])[None]
+
+
+def test_decoding_the_targets_gives_back_the_centres_and_labels():
+    rgb = grey(200, 250)  # padded to 208 x 256: decoding must not depend on the padding
+    assert to_input(rgb).shape == (1, 3, 208, 256)
+    proposals = CentreFinder(TargetNet()).find(rgb)
+    assert sorted((p.label for p in proposals)) == sorted(label for *_, label in CENTRES)
+    for x, y, label in CENTRES:
+        p = next(p for p in proposals if p.label == label)
+        assert np.hypot(p.x - x, p.y - y) < 1e-3 and p.score > 0.99
+
+
+def test_targets_put_one_peak_per_centre_in_its_labels_channel():
+    heat, offset, centres = heat_targets(CENTRES, 208, 256)
+    assert heat.shape == (len(LABELS), 208 // STRIDE, 256 // STRIDE) and centres.sum() == len(CENTRES)
+    for k, label in enumerate(LABELS):
+        assert (heat[k] == 1).sum() == sum(1 for *_, l in CENTRES if l == label)
+    assert np.abs(offset).max() <= 0.5
+
+
+def test_the_loss_prefers_the_targets_to_a_blank_output():
+    heat, offset, centres = (torch.from_numpy(t)[None] for t in heat_targets(CENTRES, 208, 256))
+    perfect = TargetNet()(torch.zeros(1, 3, 208, 256))
+    blank = torch.cat([torch.full_like(heat, -5.0), torch.zeros_like(offset)], 1)
+    assert centre_loss(perfect, heat, offset, centres) < 0.1 < centre_loss(blank, heat, offset, centres)
+
+
+def test_network_maps_an_image_to_heatmaps_and_offsets_every_stride_px():
+    out = CentreFinderNet(width=4)(torch.zeros(2, 3, 64, 96))
+    assert out.shape == (2, len(LABELS) + 2, 64 // STRIDE, 96 // STRIDE)
+
+
+def test_training_script_writes_weights_with_their_record(tmp_path):
+    path = tmp_path / "finder.safetensors"
+    assert train_main(["--output", str(path), "--steps", "2", "--batch", "2", "--width", "4", "--workers", "0"]) == 0
+    finder = CentreFinder.load(path)
+    record = finder.record
+    assert record["steps"] == 2 and record["images"] == 4 and len(record["sha256"]) == 64
+    assert not set(record["held_out_fonts"]) & set(record["fonts"])  # the held-out fonts stay unseen
+    json.dumps(record)
+    rgb = grey(101, 130)  # any size: proposals stay inside the image
+    assert all(0 <= p.x < 130 and 0 <= p.y < 101 for p in finder.find(rgb, min_score=0.0))
+
+
+def test_missing_weights_name_the_command_that_makes_them(tmp_path):
+    with pytest.raises(FileNotFoundError, match="train.markers_finder"):
+        CentreFinder.load(tmp_path / "absent.safetensors")
+
+
+class OracleFinder:
+    def __init__(self, proposals):
+        self.proposals = proposals
+
+    def find(self, rgb):
+        return [Proposal(x, y, {label: scores.get(label, 0.0) for label in LABELS})
+                for x, y, scores in self.proposals]
+
+
+class OracleReader:
+    """Probabilities set per place: {(x, y): {class: p}} (nearest within 3 px), else sure 'none'."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def probabilities(self, rgb, centres):
+        out = np.zeros((len(centres), len(CLASSES)), np.float32)
+        for i, (x, y) in enumerate(centres):
+            row = next((v for (tx, ty), v in self.table.items() if np.hypot(tx - x, ty - y) < 3), {NONE: 1.0})
+            for name, p in row.items():
+                out[i, CLASSES.index(name)] = p
+        return out
+
+
+STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")
+POINTS = {"A": (60.0, 60.0), "B": (190.0, 60.0), "C": (120.0, 150.0)}
+SURE = {POINTS["A"]: {"A": 1.0}, POINTS["B"]: {"B": 1.0}, POINTS["C"]: {"C": 0.95}}
+ELSEWHERE = (210.0, 160.0)
+
+
+def without_c():
+    """A and B drawn whole; nothing at C (no ring the detector could find, no word)."""
+    return draw_points(grey(), {"A": POINTS["A"], "B": POINTS["B"]}, STYLE)
+
+
+def parse(image, proposals, table=SURE, labels=tuple(POINTS)):
+    return parse_image(image, list(labels), patch_reader=OracleReader(table), centre_finder=OracleFinder(proposals))
+
+
+def test_without_the_finder_a_label_with_no_ring_stays_missing():
+    parsed = parse_image(without_c(), list(POINTS), patch_reader=OracleReader(SURE), centre_finder=False)
+    assert set(parsed.missing) == {"C"}
+
+
+def test_a_proposal_the_reader_confirms_places_the_label():
+    # proposals at placed markers are those markers, whatever they score
+    parsed = parse(without_c(), [(*POINTS["C"], {"C": 0.8}), (*POINTS["A"], {"C": 0.9})])
+    assert not parsed.missing
+    assert parsed.markers["C"].xy == POINTS["C"] and parsed.markers["C"].source == "finder"
+    assert parsed.markers["C"].confidence == pytest.approx(0.8)
+    assert parsed.markers["C"].to_json()["source"] == "finder"
+
+
+@pytest.mark.parametrize("proposals, table, why", [
+    ([], SURE, "no centre proposed"),
+    ([(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, {"C": 0.3, "D": 0.1})], SURE, "2 centres proposed for C"),
+    ([(*POINTS["C"], {"C": 0.25})], SURE, "scored 0.25"),
+    ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {NONE: 0.9, "C": 0.1}}, "reads its centre as none"),
+    ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {"C": 0.5, NONE: 0.5}}, "p=0.50"),
+])
+def test_a_proposal_without_agreement_leaves_the_label_missing_and_says_why(proposals, table, why):
+    parsed = parse(without_c(), proposals, table)
+    assert set(parsed.markers) == {"A", "B"} and why in parsed.missing["C"]
+
+
+def test_a_neighbour_whose_likeliest_label_is_another_is_no_rival():
+    parsed = parse(without_c(), [(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, {"C": 0.3, "D": 0.6})])
+    assert parsed.markers["C"].source == "finder"
+
+
+def test_a_ring_the_patch_reader_refused_is_not_placed_again():
+    # C's ring differs in style from A's and B's, and a blot covers its label: the patch step
+    # refuses it although the reader is sure; the finder proposing the same place changes nothing
+    odd = MarkerStyle(radius=14, ring_width=2, font="hershey-simplex", label_height=12, colour=(0, 200, 0))
+    image = draw_points(without_c(), {"C": POINTS["C"]}, odd)
+    x, y = POINTS["C"]
+    image[int(y) - 9:int(y) + 9, int(x) + 18:int(x) + 30] = odd.colour
+    parsed = parse(image, [(*POINTS["C"], {"C": 0.9})], {**SURE, POINTS["C"]: {"C": 0.99}})
+    assert set(parsed.markers) == {"A", "B"}
+    assert "unlike the other markers' rings" in parsed.missing["C"] and "ring the patch reader judged" in parsed.missing["C"]
+
+
+def test_a_lone_label_needs_surer_agreement():
+    assert "REF" in parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF]).missing
+    parsed = parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.99}}, [REF])
+    assert parsed.markers[REF].source == "finder"
