@@ -4,6 +4,7 @@ the networks' skill)."""
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 import torch
@@ -133,35 +134,60 @@ def test_a_proposal_the_reader_confirms_places_the_label():
 
 
 @pytest.mark.parametrize("proposals, table, why", [
-    ([], SURE, "no centre proposed"),
-    ([(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, {"C": 0.3, "D": 0.1})], SURE, "2 centres proposed for C"),
-    ([(*POINTS["C"], {"C": 0.25})], SURE, "scored 0.25"),
-    ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {NONE: 0.9, "C": 0.1}}, "reads its centre as none"),
-    ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {"C": 0.5, NONE: 0.5}}, "p=0.50"),
+    ([], SURE, "no place where"),
+    ([(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, {"C": 0.3, "D": 0.1})], {**SURE, ELSEWHERE: {"C": 0.6, NONE: 0.4}},
+     "2 places read as C to both networks"),
+    ([(*POINTS["C"], {"C": 0.25})], SURE, "no place where the finder scores C >= 0.3"),
+    ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {NONE: 0.9, "C": 0.1}}, "no place where"),
+    ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {"C": 0.45, NONE: 0.55}}, "no place where"),
 ])
 def test_a_proposal_without_agreement_leaves_the_label_missing_and_says_why(proposals, table, why):
     parsed = parse(without_c(), proposals, table)
     assert set(parsed.markers) == {"A", "B"} and why in parsed.missing["C"]
 
 
-def test_a_neighbour_whose_likeliest_label_is_another_is_no_rival():
-    parsed = parse(without_c(), [(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, {"C": 0.3, "D": 0.6})])
-    assert parsed.markers["C"].source == "finder"
+@pytest.mark.parametrize("elsewhere, table", [
+    ({"C": 0.3, "D": 0.6}, SURE),  # the finder's likeliest label there is another
+    ({"C": 0.3}, SURE),  # the finder alone reads C there, the reader sees no marker
+    ({"D": 0.3}, {**SURE, ELSEWHERE: {"C": 0.9, NONE: 0.1}}),  # the reader alone reads C there
+])
+def test_a_place_only_one_network_reads_as_the_label_is_no_rival(elsewhere, table):
+    parsed = parse(without_c(), [(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, elsewhere)], table)
+    assert parsed.markers["C"].source == "finder" and parsed.markers["C"].xy == POINTS["C"]
 
 
-def test_a_ring_the_patch_reader_refused_is_not_placed_again():
-    # C's ring differs in style from A's and B's, and a blot covers its label: the patch step
-    # refuses it although the reader is sure; the finder proposing the same place changes nothing
+def blotted():
+    """A and B drawn whole; C's ring with no label (so no word can be read as C)."""
+    image = without_c()
+    x, y = POINTS["C"]
+    cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    return image
+
+
+def test_agreement_places_a_label_at_a_ring_the_reader_alone_was_unsure_of():
+    unsure = {**SURE, POINTS["C"]: {"C": 0.55, NONE: 0.45}}  # < PATCH_MIN_PROBABILITY: the patch step refuses
+    alone = parse_image(blotted(), list(POINTS), patch_reader=OracleReader(unsure), centre_finder=False)
+    assert "surely enough" in alone.missing["C"]
+    parsed = parse(blotted(), [(POINTS["C"][0] + 0.7, POINTS["C"][1], {"C": 0.6})], unsure)
+    marker = parsed.markers["C"]
+    assert marker.source == "finder" and marker.radius == pytest.approx(STYLE.radius, abs=1)
+    assert np.hypot(*np.subtract(marker.xy, POINTS["C"])) < 0.5  # the ring's fitted centre, not the proposal's
+
+
+def test_agreement_at_a_ring_unlike_the_others_is_refused():
+    # C's ring differs in style from A's and B's, and a blot covers its label: both networks read
+    # C there, but the placed markers' style says it is another drawing
     odd = MarkerStyle(radius=14, ring_width=2, font="hershey-simplex", label_height=12, colour=(0, 200, 0))
     image = draw_points(without_c(), {"C": POINTS["C"]}, odd)
     x, y = POINTS["C"]
     image[int(y) - 9:int(y) + 9, int(x) + 18:int(x) + 30] = odd.colour
     parsed = parse(image, [(*POINTS["C"], {"C": 0.9})], {**SURE, POINTS["C"]: {"C": 0.99}})
     assert set(parsed.markers) == {"A", "B"}
-    assert "unlike the other markers' rings" in parsed.missing["C"] and "ring the patch reader judged" in parsed.missing["C"]
+    assert "centre finder: its ring is unlike the other markers' rings" in parsed.missing["C"]
 
 
 def test_a_lone_label_needs_surer_agreement():
-    assert "REF" in parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF]).missing
-    parsed = parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.99}}, [REF])
+    assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF]).missing
+    assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.7}}, [REF]).missing
+    parsed = parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.9}}, [REF])
     assert parsed.markers[REF].source == "finder"

@@ -93,7 +93,8 @@ def test_the_word_pass_alone_misses_a_blotted_label():
 
 
 def test_a_sure_reader_places_the_label_the_words_missed():
-    parsed = parse_image(blotted(), list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: {"C": 0.95}}))
+    parsed = parse_image(blotted(), list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: {"C": 0.95}}),
+                         centre_finder=False)
     assert not parsed.missing
     assert np.hypot(*np.subtract(parsed.markers["C"].xy, POINTS["C"])) <= 1
     assert parsed.markers["C"].source == "patch" and parsed.markers["A"].source == "parsed"
@@ -101,7 +102,7 @@ def test_a_sure_reader_places_the_label_the_words_missed():
 
 def test_a_neighbour_that_shows_the_label_but_reads_as_its_own_is_no_rival():
     table = {**SURE, POINTS["C"]: {"C": 0.95}, DECOY: {"B": 0.6, "C": 0.3, NONE: 0.1}}
-    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader(table))
+    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
     assert not parsed.missing and parsed.markers["C"].source == "patch"
 
 
@@ -110,7 +111,8 @@ def test_a_neighbour_that_shows_the_label_but_reads_as_its_own_is_no_rival():
     ({POINTS["C"]: {"C": 0.95}, DECOY: {"C": 0.4, NONE: 0.6}}, "two circles read as C"),
 ])
 def test_an_unsure_reader_leaves_the_label_missing_and_says_why(table, why):
-    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader({**SURE, **table}))
+    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader({**SURE, **table}),
+                         centre_finder=False)
     assert set(parsed.markers) == {"A", "B"} and why in parsed.missing["C"]
 
 
@@ -121,7 +123,8 @@ def test_a_sure_reading_beside_a_ring_unlike_the_others_is_refused():
     x, y = POINTS["C"]
     image[int(y) - 9:int(y) + 9, int(x) + 18:int(x) + 30] = odd.colour
     assert any(np.hypot(c.x - x, c.y - y) < 2 for c in find_circles(image))
-    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: {"C": 0.99}}))
+    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: {"C": 0.99}}),
+                         centre_finder=False)
     assert set(parsed.markers) == {"A", "B"} and "unlike the other markers' rings" in parsed.missing["C"]
 
 
@@ -129,5 +132,5 @@ def test_a_word_placed_marker_whose_ring_reads_as_no_marker_is_taken_back():
     image = draw_points(grey(), POINTS, STYLE)
     table = {**SURE, POINTS["C"]: {NONE: 0.95, "C": 0.05}}
     assert set(parse_image(image, list(POINTS), patch_reader=False).markers) == {"A", "B", "C"}
-    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader(table))
+    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
     assert set(parsed.markers) == {"A", "B"} and "read as no marker" in parsed.missing["C"]
