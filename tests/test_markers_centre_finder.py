@@ -73,6 +73,10 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     json.dumps(record)
     rgb = grey(101, 130)  # any size: proposals stay inside the image
     assert all(0 <= p.x < 130 and 0 <= p.y < 101 for p in finder.find(rgb, min_score=0.0))
+    more = tmp_path / "more.safetensors"  # continued training records where it started
+    assert train_main(["--output", str(more), "--steps", "1", "--batch", "2", "--init", str(path), "--workers", "0"]) == 0
+    continued = CentreFinder.load(more)
+    assert continued.record["init"]["sha256"] == record["sha256"] and continued.net.width == 4
 
 
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):

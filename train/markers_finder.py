@@ -6,6 +6,7 @@ markers' centres. Writes the weights with a JSON record (seed, steps, fonts, ver
 fonts) that CentreFinder.load returns with the file's sha256.
 
     python -m train.markers_finder [--output adapters/markers/weights/centre_finder.safetensors] [--steps 5000]
+        [--init FILE]   (continue from saved weights)
 
 A plain loop rather than Lightning's Trainer, as in train/markers_reader.py: the data is
 generated on the fly and there is no validation split to schedule.
@@ -46,10 +47,15 @@ class SceneStream(IterableDataset):
             yield (image, *(torch.from_numpy(t) for t in targets))
 
 
-def train(output: Path, steps: int, batch: int, seed: int, width: int, workers: int, lr: float) -> dict:
+def train(output: Path, steps: int, batch: int, seed: int, width: int, workers: int, lr: float,
+          init: Path | None = None) -> dict:
+    """Fit a finder (from `init`'s weights when given, else from scratch) and save it to `output`."""
     torch.manual_seed(seed)
     fonts = [f.name for f in available_fonts() if f.name not in HELD_OUT_FONTS]
-    net = CentreFinderNet(width).to(memory_format=torch.channels_last)  # ~2x faster convs on CPUs
+    start = CentreFinder.load(init) if init else None
+    net = start.net.train() if start else CentreFinderNet(width)
+    width = net.width
+    net = net.to(memory_format=torch.channels_last)  # ~2x faster convs on CPUs
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.1)
     loader = DataLoader(SceneStream(seed, fonts), batch_size=batch, num_workers=workers,
@@ -74,7 +80,8 @@ def train(output: Path, steps: int, batch: int, seed: int, width: int, workers: 
     record = {"seed": seed, "steps": steps, "batch": batch, "width": width, "lr": lr, "images": seen,
               "fonts": fonts, "held_out_fonts": list(HELD_OUT_FONTS),
               "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
-              "seconds": round(time.perf_counter() - started, 1)}
+              "seconds": round(time.perf_counter() - started, 1),
+              "init": {"sha256": start.record["sha256"], "record": start.record} if start else None}
     CentreFinder(net.to(memory_format=torch.contiguous_format), record).save(output)
     return record
 
@@ -88,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=24, help="channels of the first layer")
     parser.add_argument("--workers", type=int, default=1, help="processes rendering scenes")
     parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--init", type=Path, help="continue from these weights (a file this script wrote)")
     args = parser.parse_args(argv)
-    print(json.dumps(train(args.output, args.steps, args.batch, args.seed, args.width, args.workers, args.lr)))
+    print(json.dumps(train(args.output, args.steps, args.batch, args.seed, args.width, args.workers, args.lr,
+                           args.init)))
     return 0
 
 
