@@ -432,8 +432,9 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, f
         j = agreed[0] if agreed else -1
         (x, y), ring, proposal = places[j]
         # a rival: another place both networks read as the label (a place only one of them reads as
-        # it is that network's error, as likely as at any place: requiring only one cost 8 of 718
-        # markers on the benchmark's seed 0 and saved 2 wrong ones, in questions refused anyway)
+        # it is that network's error, as likely as at any place: with the first finder, requiring
+        # only one cost 8 of 718 markers on the benchmark's seed 0 and saved 2 wrong ones, in
+        # questions refused anyway)
         rivals = [k for k in range(len(places)) if k != j
                   and finder_reads(k, label, FINDER_RIVAL) and reader_reads(k, label, PATCH_RIVAL)
                   and np.hypot(places[k][0][0] - x, places[k][0][1] - y) > SAME_CENTRE]
