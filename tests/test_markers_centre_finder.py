@@ -195,3 +195,30 @@ def test_a_lone_label_needs_surer_agreement():
     assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.7}}, [REF]).missing
     parsed = parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.9}}, [REF])
     assert parsed.markers[REF].source == "finder"
+
+
+def all_drawn():
+    return draw_points(grey(), POINTS, STYLE)
+
+
+WHERE_DRAWN = [(*POINTS["A"], {"A": 0.9}), (*POINTS["B"], {"B": 0.9})]
+
+
+def test_a_marker_both_networks_surely_read_elsewhere_is_taken_back_and_placed_there():
+    assert parse(all_drawn(), WHERE_DRAWN).markers["C"].source == "parsed"  # the words place C at its ring
+    table = {**SURE, ELSEWHERE: {"C": 0.95, NONE: 0.05}}
+    parsed = parse(all_drawn(), [*WHERE_DRAWN, (*ELSEWHERE, {"C": 0.8})], table)
+    assert parsed.markers["C"].xy == ELSEWHERE and parsed.markers["C"].source == "finder"
+    assert parsed.markers["A"].source == parsed.markers["B"].source == "parsed"
+
+
+@pytest.mark.parametrize("at_marker, elsewhere, reader_elsewhere", [
+    ({"C": 0.2}, {"C": 0.8}, 0.95),  # the finder reads C at the marker too
+    (None, {"C": 0.4}, 0.95),  # the finder is not sure enough elsewhere
+    (None, {"C": 0.8}, 0.8),  # the reader is not sure enough elsewhere
+])
+def test_a_marker_is_kept_unless_both_networks_surely_contradict_it(at_marker, elsewhere, reader_elsewhere):
+    proposals = [*WHERE_DRAWN, (*ELSEWHERE, elsewhere)] + ([(*POINTS["C"], at_marker)] if at_marker else [])
+    table = {**SURE, ELSEWHERE: {"C": reader_elsewhere, NONE: 1 - reader_elsewhere}}
+    parsed = parse(all_drawn(), proposals, table)
+    assert parsed.markers["C"].source == "parsed" and parsed.markers["C"].xy != ELSEWHERE

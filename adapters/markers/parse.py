@@ -19,7 +19,9 @@ is sure of one free or faint circle that matches the placed rings (`_place_by_pa
 "patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
 centres, which need no ring that stands out on its own; a label is placed at the one place (a
 judged circle or a proposal) where the finder and the patch reader both read it, each with less
-certainty than the reader alone needs (`_place_by_finder`, source "finder"). When a different circle for some label costs nearly as much, or a label has no
+certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a
+placed marker is taken back when both networks surely read its label elsewhere and the finder
+not at the marker (`_check_by_finder`). When a different circle for some label costs nearly as much, or a label has no
 reading beside any circle, the parser raises MarkerError instead of guessing.
 """
 
@@ -37,7 +39,7 @@ from ..questions import MCQuestion
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
 from .glyphs import GlyphClassifier, Reading, default_classifier
 from .labels import LABELS, REF, expected_markers
-from .centre_finder import CentreFinder, default_centre_finder
+from .centre_finder import CentreFinder, Proposal, default_centre_finder
 from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
 from .types import Marker, MarkerError, MarkerSet
 
@@ -98,6 +100,7 @@ AGREED_CENTRE = 2.0  # px: a proposal this close to a ring's centre is that ring
 AGREED_LONE_PROBABILITY = 0.8
 FINDER_RIVAL = 0.15
 FINDER_NEAR = 5.0
+FINDER_CONTRADICTS = 0.5  # _check_by_finder: a finder score this sure elsewhere may take a marker back
 
 
 @dataclass
@@ -219,8 +222,11 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     if reader is not None:
         _check_by_patches(rgb, parsed, reader)
         judged = _place_by_patches(rgb, lab, parsed, reader) if parsed.missing else []
-        if parsed.missing and finder is not None:
-            _place_by_finder(rgb, parsed, reader, finder, judged)
+        if finder is not None:
+            proposals = finder.find(rgb)
+            _check_by_finder(rgb, parsed, reader, proposals)
+            if parsed.missing:
+                _place_by_finder(rgb, parsed, reader, proposals, judged)
     return parsed
 
 
@@ -379,7 +385,31 @@ def parser_networks() -> dict[str, str | None]:
             "centre_finder": finder.record["sha256"] if finder else None}
 
 
-def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, finder: CentreFinder,
+def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, proposals: list[Proposal]) -> None:
+    """Take back a placed marker when both networks surely read its label at another place
+    (finder >= FINDER_CONTRADICTS, patch reader >= PATCH_VETO) and the finder does not read it
+    at the marker (no proposal of that label within AGREED_CENTRE px): a scene ring that took a
+    label read beside it. The label goes back to parsed.missing, where _place_by_finder may
+    place it again."""
+    if not parsed.markers:
+        return
+    strong = [p for p in proposals if p.score >= FINDER_CONTRADICTS]
+    if not strong:
+        return
+    probabilities = reader.probabilities(rgb, [(p.x, p.y) for p in strong])
+    for label, marker in list(parsed.markers.items()):
+        x, y = marker.xy
+        if any(p.label == label and np.hypot(p.x - x, p.y - y) <= AGREED_CENTRE for p in proposals):
+            continue
+        elsewhere = [p for p, row in zip(strong, probabilities) if p.label == label
+                     and np.hypot(p.x - x, p.y - y) > FINDER_NEAR and row[CLASSES.index(label)] >= PATCH_VETO]
+        if elsewhere:
+            del parsed.markers[label]
+            parsed.missing[label] = (f"{label} was placed at ({x:.0f}, {y:.0f}), but both networks read it at "
+                                     f"({elsewhere[0].x:.0f}, {elsewhere[0].y:.0f})")
+
+
+def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, proposals: list[Proposal],
                      judged: Sequence[Circle]) -> None:
     """Place the labels still missing where the centre finder and the patch reader agree (in
     place, as _place_by_patches; `judged`: the circles _place_by_patches read).
@@ -398,8 +428,6 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, f
 
     def free(x: float, y: float) -> bool:
         return all(np.hypot(x - px, y - py) > FINDER_NEAR for px, py in placed)
-
-    proposals = finder.find(rgb)
 
     def proposal_at(x: float, y: float):
         near = [p for p in proposals if np.hypot(p.x - x, p.y - y) <= AGREED_CENTRE]
