@@ -222,3 +222,12 @@ def test_a_marker_is_kept_unless_both_networks_surely_contradict_it(at_marker, e
     table = {**SURE, ELSEWHERE: {"C": reader_elsewhere, NONE: 1 - reader_elsewhere}}
     parsed = parse(all_drawn(), proposals, table)
     assert parsed.markers["C"].source == "parsed" and parsed.markers["C"].xy != ELSEWHERE
+
+
+@pytest.mark.parametrize("score, moved", [(0.8, True), (0.4, False)])
+def test_a_ring_the_finder_surely_centres_a_few_px_off_is_taken_back(score, moved):
+    off = (POINTS["C"][0] + 3.5, POINTS["C"][1])  # a ring fitted off-centre: the finder's centre differs
+    table = {**SURE, off: {"C": 0.95, NONE: 0.05}}
+    parsed = parse(all_drawn(), [*WHERE_DRAWN, (*off, {"C": score})], table)
+    marker = parsed.markers["C"]
+    assert (marker.xy == off and marker.source == "finder") if moved else marker.source == "parsed"

@@ -20,8 +20,8 @@ is sure of one free or faint circle that matches the placed rings (`_place_by_pa
 centres, which need no ring that stands out on its own; a label is placed at the one place (a
 judged circle or a proposal) where the finder and the patch reader both read it, each with less
 certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a
-placed marker is taken back when both networks surely read its label elsewhere and the finder
-not at the marker (`_check_by_finder`). When a different circle for some label costs nearly as much, or a label has no
+placed marker the finder does not read at its centre is taken back when the finder surely
+centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`). When a different circle for some label costs nearly as much, or a label has no
 reading beside any circle, the parser raises MarkerError instead of guessing.
 """
 
@@ -386,11 +386,11 @@ def parser_networks() -> dict[str, str | None]:
 
 
 def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, proposals: list[Proposal]) -> None:
-    """Take back a placed marker when both networks surely read its label at another place
-    (finder >= FINDER_CONTRADICTS, patch reader >= PATCH_VETO) and the finder does not read it
-    at the marker (no proposal of that label within AGREED_CENTRE px): a scene ring that took a
-    label read beside it. The label goes back to parsed.missing, where _place_by_finder may
-    place it again."""
+    """Take back a placed marker the finder does not read at the marker (no proposal of its label
+    within AGREED_CENTRE px) but surely (>= FINDER_CONTRADICTS) a little off it (within
+    FINDER_NEAR px: a ring fitted off-centre) or, with the patch reader (>= PATCH_VETO), at
+    another place (a scene ring that took a label read beside it). The label goes back to
+    parsed.missing, where _place_by_finder may place it again."""
     if not parsed.markers:
         return
     strong = [p for p in proposals if p.score >= FINDER_CONTRADICTS]
@@ -400,6 +400,12 @@ def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     for label, marker in list(parsed.markers.items()):
         x, y = marker.xy
         if any(p.label == label and np.hypot(p.x - x, p.y - y) <= AGREED_CENTRE for p in proposals):
+            continue
+        near = [p for p in strong if p.label == label and np.hypot(p.x - x, p.y - y) <= FINDER_NEAR]
+        if near:  # the finder centres this marker elsewhere than its ring fit (a ring fitted off-centre)
+            off = float(np.hypot(near[0].x - x, near[0].y - y))
+            del parsed.markers[label]
+            parsed.missing[label] = f"{label}'s ring centre is {off:.1f} px from where the centre finder puts it"
             continue
         elsewhere = [p for p, row in zip(strong, probabilities) if p.label == label
                      and np.hypot(p.x - x, p.y - y) > FINDER_NEAR and row[CLASSES.index(label)] >= PATCH_VETO]
