@@ -10,16 +10,12 @@ import pytest
 import torch
 
 from adapters.markers import MarkerStyle, draw_points, parse_image
-from adapters.markers.centre_finder import (
-    STRIDE, CentreFinder, CentreFinderNet, Proposal, centre_loss, heat_targets, to_input)
+from adapters.markers.centre_finder import STRIDE, CentreFinder, CentreFinderNet, centre_loss, heat_targets, to_input
 from adapters.markers.labels import LABELS, REF
-from adapters.markers.patch_reader import CLASSES, NONE
+from adapters.markers.patch_reader import NONE
 from train.markers_finder import main as train_main
 
-
-def grey(h=200, w=260, value=120):
-    return np.full((h, w, 3), value, np.uint8)
-
+from marker_oracles import OracleFinder, OracleReader, grey
 
 CENTRES = [(37.3, 52.8, "A"), (130.0, 101.6, "C"), (221.9, 20.2, REF)]
 
@@ -82,30 +78,6 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):
     with pytest.raises(FileNotFoundError, match="train.markers_finder"):
         CentreFinder.load(tmp_path / "absent.safetensors")
-
-
-class OracleFinder:
-    def __init__(self, proposals):
-        self.proposals = proposals
-
-    def find(self, rgb):
-        return [Proposal(x, y, {label: scores.get(label, 0.0) for label in LABELS})
-                for x, y, scores in self.proposals]
-
-
-class OracleReader:
-    """Probabilities set per place: {(x, y): {class: p}} (nearest within 3 px), else sure 'none'."""
-
-    def __init__(self, table):
-        self.table = table
-
-    def probabilities(self, rgb, centres):
-        out = np.zeros((len(centres), len(CLASSES)), np.float32)
-        for i, (x, y) in enumerate(centres):
-            row = next((v for (tx, ty), v in self.table.items() if np.hypot(tx - x, ty - y) < 3), {NONE: 1.0})
-            for name, p in row.items():
-                out[i, CLASSES.index(name)] = p
-        return out
 
 
 STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")

@@ -13,9 +13,7 @@ from adapters.markers.detect import find_circles
 from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
 from train.markers_reader import main as train_main
 
-
-def grey(h=200, w=260, value=120):
-    return np.full((h, w, 3), value, np.uint8)
+from marker_oracles import OracleReader, grey
 
 
 def test_patches_are_centred_and_mark_the_image_border():
@@ -56,21 +54,6 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):
     with pytest.raises(FileNotFoundError, match="train.markers_reader"):
         PatchReader.load(tmp_path / "absent.pt")
-
-
-class OracleReader:
-    """Probabilities set per circle: {(x, y): {class: p}} (nearest within 3 px), else sure 'none'."""
-
-    def __init__(self, table):
-        self.table = table
-
-    def probabilities(self, rgb, centres):
-        out = np.zeros((len(centres), len(CLASSES)), np.float32)
-        for i, (x, y) in enumerate(centres):
-            row = next((v for (tx, ty), v in self.table.items() if np.hypot(tx - x, ty - y) < 3), {NONE: 1.0})
-            for name, p in row.items():
-                out[i, CLASSES.index(name)] = p
-        return out
 
 
 STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")

@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .labels import LABELS
-from .weights_file import load_weights, save_weights
+from .weights_file import TrainedNetwork
 
 STRIDE = 4  # px per output cell
 MULTIPLE = 16  # the input is padded to a multiple of this (four stride-2 stages)
@@ -143,23 +143,12 @@ class Proposal:
         return self.scores[self.label]
 
 
-class CentreFinder:
+class CentreFinder(TrainedNetwork):
     """A trained CentreFinderNet in eval mode; `find(rgb)`."""
 
-    def __init__(self, net: CentreFinderNet, record: dict | None = None) -> None:
-        self.net = net.eval()
-        self.record = record or {}
-
-    def save(self, path: Path) -> None:
-        save_weights(self.net, path, self.record, width=str(self.net.width))
-
-    @classmethod
-    def load(cls, path: Path = WEIGHTS) -> "CentreFinder":
-        """A file written by `save` (train/markers_finder.py); record gains the file's sha256."""
-        state, metadata, record = load_weights(path, "python -m train.markers_finder")
-        net = CentreFinderNet(int(metadata.get("width", 24)))
-        net.load_state_dict(state)
-        return cls(net, record)
+    NETWORK = CentreFinderNet
+    WEIGHTS = WEIGHTS
+    TRAIN = "python -m train.markers_finder"
 
     @torch.inference_mode()
     def find(self, rgb: np.ndarray, min_score: float = MIN_SCORE) -> list[Proposal]:

@@ -21,8 +21,9 @@ centres, which need no ring that stands out on its own; a label is placed at the
 judged circle or a proposal) where the finder and the patch reader both read it, each with less
 certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a
 placed marker the finder does not read at its centre is taken back when the finder surely
-centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`). When a different circle for some label costs nearly as much, or a label has no
-reading beside any circle, the parser raises MarkerError instead of guessing.
+centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`).
+When a different circle for some label costs nearly as much, or a label has no reading beside
+any circle, the parser raises MarkerError instead of guessing.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ AGREED_CENTRE = 2.0  # px: a proposal this close to a ring's centre is that ring
 AGREED_LONE_PROBABILITY = 0.8
 FINDER_RIVAL = 0.15
 FINDER_NEAR = 5.0
-FINDER_CONTRADICTS = 0.5  # _check_by_finder: a finder score this sure elsewhere may take a marker back
+FINDER_CONTRADICTS = 0.5  # _check_by_finder: a finder score this sure off a marker may take it back
 
 
 @dataclass
@@ -391,16 +392,17 @@ def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     FINDER_NEAR px: a ring fitted off-centre) or, with the patch reader (>= PATCH_VETO), at
     another place (a scene ring that took a label read beside it). The label goes back to
     parsed.missing, where _place_by_finder may place it again."""
-    if not parsed.markers:
-        return
     strong = [p for p in proposals if p.score >= FINDER_CONTRADICTS]
-    if not strong:
+    # the markers the finder reads at their centres stand (most of them: no reader call then)
+    doubted = [label for label, m in parsed.markers.items()
+               if not any(p.label == label and np.hypot(p.x - m.xy[0], p.y - m.xy[1]) <= AGREED_CENTRE
+                          for p in proposals)
+               and any(p.label == label for p in strong)]
+    if not doubted:
         return
     probabilities = reader.probabilities(rgb, [(p.x, p.y) for p in strong])
-    for label, marker in list(parsed.markers.items()):
-        x, y = marker.xy
-        if any(p.label == label and np.hypot(p.x - x, p.y - y) <= AGREED_CENTRE for p in proposals):
-            continue
+    for label in doubted:
+        x, y = parsed.markers[label].xy
         near = [p for p in strong if p.label == label and np.hypot(p.x - x, p.y - y) <= FINDER_NEAR]
         if near:  # the finder centres this marker elsewhere than its ring fit (a ring fitted off-centre)
             off = float(np.hypot(near[0].x - x, near[0].y - y))
@@ -423,8 +425,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     The places are the judged circles (each with the finder's proposal within AGREED_CENTRE px,
     if any) and the finder's other proposals (a ring fitted off-centre, or no ring found). A
     label goes to a place when the finder's likeliest label there is it with a score >=
-    FINDER_MIN_SCORE and the patch reader's
-    top class there is it with p >= AGREED_PROBABILITY (a lone label: FINDER_LONE_SCORE and
+    FINDER_MIN_SCORE and the patch reader's top class there is it with p >= AGREED_PROBABILITY
+    (a lone label: FINDER_LONE_SCORE and
     AGREED_LONE_PROBABILITY): two networks that look differently (whole image, fixed patch) must
     agree, so each needs less certainty than the patch reader alone. It must be the only such
     place, no other place may read as the label to both networks (finder >= FINDER_RIVAL, reader
@@ -448,7 +450,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
             parsed.missing[label] += "; centre finder: no free place proposed"
         return
     probabilities = reader.probabilities(rgb, [xy for xy, _, _ in places])
-    placed_rings = [c for c in [*parsed.circles, *judged] if (c.x, c.y) in set(placed)]
+    placed_at = set(placed)
+    placed_rings = [c for c in [*parsed.circles, *judged] if (c.x, c.y) in placed_at]
     lone = len(parsed.markers) + len(parsed.missing) == 1
     needed = (FINDER_LONE_SCORE, AGREED_LONE_PROBABILITY) if lone else (FINDER_MIN_SCORE, AGREED_PROBABILITY)
 

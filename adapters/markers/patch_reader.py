@@ -27,7 +27,7 @@ import torch
 from torch import nn
 
 from .labels import LABELS
-from .weights_file import load_weights, save_weights
+from .weights_file import TrainedNetwork
 
 NONE = "none"
 CLASSES = (*LABELS, NONE)
@@ -85,24 +85,12 @@ class PatchReaderNet(nn.Module):
         return self.head(self.features(x))
 
 
-class PatchReader:
+class PatchReader(TrainedNetwork):
     """A trained PatchReaderNet in eval mode; `probabilities(rgb, centres)`."""
 
-    def __init__(self, net: PatchReaderNet, record: dict | None = None) -> None:
-        self.net = net.eval()
-        self.record = record or {}
-
-    def save(self, path: Path) -> None:
-        """safetensors file (weights_file.save_weights); the network's width goes in its metadata."""
-        save_weights(self.net, path, self.record, width=str(self.net.width))
-
-    @classmethod
-    def load(cls, path: Path = WEIGHTS) -> "PatchReader":
-        """A file written by `save` (train/markers_reader.py); record gains the file's sha256."""
-        state, metadata, record = load_weights(path, "python -m train.markers_reader")
-        net = PatchReaderNet(int(metadata.get("width", 24)))
-        net.load_state_dict(state)
-        return cls(net, record)
+    NETWORK = PatchReaderNet
+    WEIGHTS = WEIGHTS
+    TRAIN = "python -m train.markers_reader"
 
     @torch.inference_mode()
     def probabilities(self, rgb: np.ndarray, centres: Sequence[tuple[float, float]], batch: int = 64) -> np.ndarray:
@@ -118,6 +106,6 @@ class PatchReader:
 
 @functools.lru_cache(maxsize=1)
 def default_patch_reader() -> PatchReader | None:
-    """The shipped reader, or None when weights/patch_reader.pt is absent (the parser then
+    """The shipped reader, or None when weights/patch_reader.safetensors is absent (the parser then
     relies on the word reader alone)."""
     return PatchReader.load() if WEIGHTS.is_file() else None

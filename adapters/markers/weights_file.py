@@ -1,12 +1,13 @@
 """The safetensors files the marker networks ship in (weights/): float16 tensors plus a JSON
 training record in the metadata; loading adds the file's sha256 to the record, so every result
-can name the exact weights it used."""
+can name the exact weights it used. `TrainedNetwork` is what both networks' wrappers share."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import torch
 from safetensors import safe_open
@@ -36,3 +37,30 @@ def load_weights(path: Path, how_to_make: str) -> tuple[dict[str, torch.Tensor],
     record = json.loads(metadata.pop("record", "{}"))
     record["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
     return state, metadata, record
+
+
+class TrainedNetwork:
+    """A trained network in eval mode with its training record (`record["sha256"]` once loaded).
+
+    Subclasses set NETWORK (an nn.Module class built from its `width`), WEIGHTS (the shipped
+    file) and TRAIN (the command that writes such a file)."""
+
+    NETWORK: ClassVar[type]
+    WEIGHTS: ClassVar[Path]
+    TRAIN: ClassVar[str]
+
+    def __init__(self, net: torch.nn.Module, record: dict | None = None) -> None:
+        self.net = net.eval()
+        self.record = record or {}
+
+    def save(self, path: Path) -> None:
+        """save_weights, with the network's width in the metadata."""
+        save_weights(self.net, path, self.record, width=str(self.net.width))
+
+    @classmethod
+    def load(cls, path: Path | None = None):
+        """A file written by `save` (default: the shipped WEIGHTS); record gains the file's sha256."""
+        state, metadata, record = load_weights(path or cls.WEIGHTS, cls.TRAIN)
+        net = cls.NETWORK(int(metadata.get("width", 24)))
+        net.load_state_dict(state)
+        return cls(net, record)
