@@ -1,5 +1,7 @@
 """Stand-ins for the marker networks with set outputs, so the parser's rules for using them are
-tested apart from the networks' skill."""
+tested apart from the networks' skill; and the check both networks' training scripts share."""
+
+import json
 
 import numpy as np
 
@@ -35,3 +37,21 @@ class OracleFinder:
 
     def find(self, rgb):
         return [Proposal(x, y, {label: scores.get(label, 0.0) for label in LABELS}) for x, y, scores in self.proposals]
+
+
+def trained_and_continued(train_main, network, path, args):
+    """Run a marker network's training script (`args`: its size options) for 2 steps into
+    `path`, then 1 more step from there (--init), and check what both records must say: the
+    steps, the weights' sha256, held-out fonts never trained on, JSON-ready, where the continued
+    run started. Returns (first, continued) as loaded by `network.load`."""
+    assert train_main(["--output", str(path), "--steps", "2", *args, "--workers", "0"]) == 0
+    first = network.load(path)
+    record = first.record
+    assert record["steps"] == 2 and record["held_out_fonts"] and len(record["sha256"]) == 64
+    assert not set(record["held_out_fonts"]) & set(record["fonts"])  # the held-out fonts stay unseen
+    json.dumps(record)
+    more = path.with_name("more" + path.suffix)
+    assert train_main(["--output", str(more), "--steps", "1", *args, "--init", str(path), "--workers", "0"]) == 0
+    continued = network.load(more)
+    assert continued.record["init"]["sha256"] == record["sha256"] and continued.net.width == first.net.width
+    return first, continued

@@ -2,8 +2,6 @@
 rule for using it (tested with oracle proposals and readings, so the rule is checked apart from
 the networks' skill)."""
 
-import json
-
 import cv2
 import numpy as np
 import pytest
@@ -15,7 +13,7 @@ from adapters.markers.labels import LABELS, REF
 from adapters.markers.patch_reader import NONE
 from train.markers_finder import main as train_main
 
-from marker_oracles import OracleFinder, OracleReader, grey
+from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
 
 CENTRES = [(37.3, 52.8, "A"), (130.0, 101.6, "C"), (221.9, 20.2, REF)]
 
@@ -60,19 +58,11 @@ def test_network_maps_an_image_to_heatmaps_and_offsets_every_stride_px():
 
 
 def test_training_script_writes_weights_with_their_record(tmp_path):
-    path = tmp_path / "finder.safetensors"
-    assert train_main(["--output", str(path), "--steps", "2", "--batch", "2", "--width", "4", "--workers", "0"]) == 0
-    finder = CentreFinder.load(path)
-    record = finder.record
-    assert record["steps"] == 2 and record["images"] == 4 and len(record["sha256"]) == 64
-    assert not set(record["held_out_fonts"]) & set(record["fonts"])  # the held-out fonts stay unseen
-    json.dumps(record)
+    finder, _ = trained_and_continued(train_main, CentreFinder, tmp_path / "finder.safetensors",
+                                      ["--batch", "2", "--width", "4"])
+    assert finder.record["images"] == 4 and finder.net.width == 4
     rgb = grey(101, 130)  # any size: proposals stay inside the image
     assert all(0 <= p.x < 130 and 0 <= p.y < 101 for p in finder.find(rgb, min_score=0.0))
-    more = tmp_path / "more.safetensors"  # continued training records where it started
-    assert train_main(["--output", str(more), "--steps", "1", "--batch", "2", "--init", str(path), "--workers", "0"]) == 0
-    continued = CentreFinder.load(more)
-    assert continued.record["init"]["sha256"] == record["sha256"] and continued.net.width == 4
 
 
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):
