@@ -65,20 +65,20 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
             marker = markers.get(label)
             right = marker is not None and max(abs(np.subtract(marker.box, truth))) <= TOLERANCE
             wrong = marker is not None and not right
-            wrong_here += wrong
+            wrong_here += int(wrong)
             if label in missing:
                 reasons[missing[label].split(" (")[0].split(":")[0]] += 1
             for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if style.font in HELD_OUT_FONTS
                           else "training_fonts", "photo" if kind == "photo" else "procedural"):
-                groups[group].update(right=right, wrong=wrong, boxes=1)
+                groups[group].update(right=int(right), wrong=int(wrong), boxes=1)
         images["images"] += 1
         images["answered"] += not missing
         images["answered_wrong"] += (not missing) and wrong_here > 0
-    figures = {group: {"right": c["right"], "wrong_silent": c["wrong"], "boxes": c["boxes"],
+    figures = {group: {"right": int(c["right"]), "wrong_silent": int(c["wrong"]), "boxes": c["boxes"],
                        "rate": round(c["right"] / max(c["boxes"], 1), 4)} for group, c in sorted(groups.items())}
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
             "corner_finder_sha256": finder.record.get("sha256"), **figures,
-            "images_answered": images["answered"], "images_answered_wrong": images["answered_wrong"],
+            "images_answered": int(images["answered"]), "images_answered_wrong": int(images["answered_wrong"]),
             "why_missing": dict(reasons.most_common()), "seconds_per_image": round(seconds / n, 4)}
 
 

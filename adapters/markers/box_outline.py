@@ -32,8 +32,12 @@ BESIDE = 2  # px past the stroke's 3-row band where the scene beside it is sampl
 RELATIVE_INK = 0.5  # a pixel this much nearer the box's colour than the scene beside it is ink
 REACH = 8  # px next to each corner (inside half the stroke) where a side must be drawn ...
 MIN_REACH = 0.6  # ... along at least this fraction
+INTO_BORDER = 0.85  # ... and this fraction where the side runs into the image's border (its box is cut off there)
 COLOUR_SPREAD = 30.0  # Lab units the sides of one box may differ in colour (JPEG)
-COLOUR_SPREAD_THIN = 65.0  # ... when its strokes are <= 3 px (blended with the scene behind)
+COLOUR_SPREAD_THIN = 65.0  # ... when its strokes are thin (blended with the scene behind)
+STRONG = 0.6  # of the strongest alike candidate's contrast: a side's candidates that compete on position
+WIDTH_SPREAD = 3.0  # px the measured widths of one box's sides may differ (a label beside a side blurs its profile)
+THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it over 2-4 rows)
 
 
 @dataclass(frozen=True)
@@ -74,20 +78,10 @@ def _rows(lab: np.ndarray, transposed: bool) -> np.ndarray:
     return lab.transpose(1, 0, 2) if transposed else lab
 
 
-def fit_side(lab: np.ndarray, approx: float, start: float, end: float, transposed: bool = False,
-             colour=None) -> Side | None:
-    """The stroke of a horizontal side (vertical when `transposed`) centred within SEARCH px of
-    row `approx`, running from `start` to `end` along it (of `colour`, Lab, when given); None
-    when none stands out. The strongest of side_candidates."""
-    for side in side_candidates(lab, approx, start, end, transposed):
-        if colour is None or _alike(side.lab, colour, side.width):
-            return side
-    return None
-
-
 def side_candidates(lab: np.ndarray, approx: float, start: float, end: float, transposed: bool = False,
                     most: int = 3) -> list[Side]:
-    """Up to `most` strokes, strongest first, that could be the side near row `approx` (see fit_side).
+    """Up to `most` strokes, strongest first, that could be the horizontal side (vertical when
+    `transposed`) centred within SEARCH px of row `approx`, running from `start` to `end` along it.
 
     Score of a stroke over rows t..t+w-1: min(|stroke - rows t-3..t-2|, |stroke - rows
     t+w+1..t+w+2|) - the spread inside the stroke, on the profile of per-row medians along the
@@ -103,21 +97,29 @@ def side_candidates(lab: np.ndarray, approx: float, start: float, end: float, tr
     lo, hi = int(np.floor(approx)) - SEARCH - max(WIDTHS) - 3, int(np.ceil(approx)) + SEARCH + max(WIDTHS) + 3
     rows = np.arange(max(lo, 0), min(hi, H - 1) + 1)
     profile = np.median(image[rows, a:b + 1], axis=1)  # (rows, 3)
-    index = {int(r): i for i, r in enumerate(rows)}
+    first = int(rows[0])
+    # running sums over the profile, so each (top, width) window's mean and spread are O(1)
+    cumulative = np.concatenate([np.zeros((1, 3)), np.cumsum(profile, axis=0)])
+    squares = np.concatenate([np.zeros(1), np.cumsum((profile ** 2).sum(axis=1))])
     scored = []  # (score, top, w)
     for w in WIDTHS:
-        for top in range(int(np.floor(approx - SEARCH - (w - 1) / 2)), int(np.ceil(approx + SEARCH - (w - 1) / 2)) + 1):
-            need = (top - 3, top - 2, top + w + 1, top + w + 2)
-            if any(r not in index for r in need) or any(r not in index for r in range(top, top + w)):
-                continue
-            on = profile[index[top]:index[top] + w]
-            above = profile[[index[top - 3], index[top - 2]]].mean(axis=0)
-            below = profile[[index[top + w + 1], index[top + w + 2]]].mean(axis=0)
-            mean = on.mean(axis=0)
-            spread = float(np.sqrt(((on - mean) ** 2).sum(axis=1).mean()))
-            score = min(np.linalg.norm(mean - above), np.linalg.norm(mean - below)) - spread
-            if score >= MIN_STROKE_CONTRAST:
-                scored.append((float(score), top, w))
+        tops = np.arange(int(np.floor(approx - SEARCH - (w - 1) / 2)), int(np.ceil(approx + SEARCH - (w - 1) / 2)) + 1)
+        last = int(rows[-1])
+        # a stroke against the image's border has the scene on one side only: scored on that side
+        has_above, has_below = tops - 3 >= first, tops + w + 2 <= last
+        tops = tops[(tops >= first) & (tops + w - 1 <= last) & (has_above | has_below)]
+        if not len(tops):
+            continue
+        i = tops - first
+        mean = (cumulative[i + w] - cumulative[i]) / w  # (n, 3)
+        spread = np.sqrt(np.maximum((squares[i + w] - squares[i]) / w - (mean ** 2).sum(axis=1), 0))
+        n = len(profile)
+        above = (profile[np.clip(i - 3, 0, n - 1)] + profile[np.clip(i - 2, 0, n - 1)]) / 2
+        below = (profile[np.clip(i + w + 1, 0, n - 1)] + profile[np.clip(i + w + 2, 0, n - 1)]) / 2
+        d_above = np.where(tops - 3 >= first, np.linalg.norm(mean - above, axis=1), np.inf)
+        d_below = np.where(tops + w + 2 <= last, np.linalg.norm(mean - below, axis=1), np.inf)
+        score = np.minimum(d_above, d_below) - spread
+        scored += [(float(v), int(t), w) for v, t in zip(score, tops) if v >= MIN_STROKE_CONTRAST]
     sides: list[Side] = []
     taken: list[tuple[int, int]] = []
     for score, top, w in sorted(scored, reverse=True):
@@ -164,7 +166,7 @@ def _at_border(side: Side, width: float, limit: int) -> float:
 
 
 def _alike(a, b, width: float) -> bool:
-    spread = COLOUR_SPREAD_THIN if width <= 3 else COLOUR_SPREAD
+    spread = COLOUR_SPREAD_THIN if width <= THIN else COLOUR_SPREAD
     return float(np.linalg.norm(np.subtract(a, b))) <= spread
 
 
@@ -197,11 +199,15 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
     if common is None:
         return None
     found: list[Side | None] = []
-    for candidates in options:
+    for candidates, approximately, (start, end, transposed, limit) in zip(
+            options, (y0, y1, x0, x1), ((x0, x1, False, H), (x0, x1, False, H), (y0, y1, True, W), (y0, y1, True, W))):
         if candidates is None:
-            found.append(None)
+            # cut off by the border, or drawn just inside it: a side of the box's colour there is the side
+            inside = SEARCH if approximately < limit / 2 else limit - 1 - SEARCH
+            near_border = _nearest(side_candidates(lab, inside, start, end, transposed), *common)
+            found.append(near_border)
             continue
-        side = _nearest(candidates, *common)
+        side = _nearest(candidates, *common, approximately)
         if side is None:
             return None
         found.append(side)
@@ -213,7 +219,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
     pos = [_at_border(s, width, limit) if s is not None else v
            for s, v, limit in zip(found, (y0, y1, x0, x1), (H, H, W, W))]
     colour = np.median(np.array([s.lab for s in drawn]), axis=0)
-    if any(not _alike(s.lab, colour, width) or abs(s.width - width) > 2.5 for s in drawn):
+    if any(not _alike(s.lab, colour, width) or abs(s.width - width) > WIDTH_SPREAD for s in drawn):
         return None
     box = (pos[2], pos[0], pos[3], pos[1])
     return _verify(lab, box, width, colour, min(s.contrast for s in drawn))
@@ -235,9 +241,16 @@ def _common_colour(options: list[list[Side]]) -> tuple[np.ndarray, float] | None
     return np.median(np.array([c.lab for c in best]), axis=0), float(np.median([c.width for c in best]))
 
 
-def _nearest(candidates: list[Side], colour, width: float) -> Side | None:
-    """The candidate most like a stroke of `colour` (Lab) and `width` px, if any is alike."""
-    alike = [c for c in candidates if _alike(c.lab, colour, min(c.width, width)) and abs(c.width - width) <= 2.5]
+def _nearest(candidates: list[Side], colour, width: float, approx: float | None = None) -> Side | None:
+    """The candidate most like a stroke of `colour` (Lab) and `width` px, if any is alike; with
+    `approx`, of the strong ones alike, the nearest to it (another box's side of the same colour
+    can be a few px off)."""
+    alike = [c for c in candidates if _alike(c.lab, colour, min(c.width, width)) and abs(c.width - width) <= WIDTH_SPREAD]
+    if approx is not None and alike:
+        # two strong strokes of the box's colour: the one where the corner finder put the side (a
+        # stroke's anti-aliased fringe is a weaker candidate beside it, and does not compete)
+        strong = [c for c in alike if c.contrast >= STRONG * max(a.contrast for a in alike)]
+        return min(strong, key=lambda c: abs(c.pos - approx))
     return min(alike, key=lambda c: np.linalg.norm(np.subtract(c.lab, colour)) / COLOUR_SPREAD
                + abs(c.width - width) / 2, default=None)
 
@@ -249,7 +262,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     x0, y0, x1, y1 = box
     half = width / 2
     # a thin anti-aliased line is seen blended with whatever lies behind it: its colour varies more
-    tau = float(np.clip(0.7 * contrast, 12.0, 45.0) if width <= 3 else np.clip(0.45 * contrast, 8.0, 35.0))
+    tau = float(np.clip(0.7 * contrast, 12.0, 45.0) if width <= THIN else np.clip(0.45 * contrast, 8.0, 35.0))
     # (across: row or column of the side, from, to along it, transposed: a vertical side)
     sides = [(y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)]
     coverages, colours, runs_on = [], [], []
@@ -265,6 +278,8 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
             return None
         hit = line.inked(along)
         coverage = float(hit.mean())
+        if not _visible(end, width, limit_along) and hit[-REACH:].mean() < INTO_BORDER:
+            return None  # the far side stands for a box cut off by the border: this side must run into it
         # the top-left corner needs no reach: the label is written over it (inside the box when there
         # is no room above), and the corner finder saw that corner with its label
         labelled_corner = not transposed and across == y0 or transposed and across == x0
@@ -277,8 +292,9 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         colours.append(np.median(line.pixels(along[hit]), axis=0))
     top, bottom, left, right = runs_on
     # a corner where both lines go on is where two boxes' lines cross (one line going on is a
-    # box's corner on another box's line, or the label's stem above its box's left side)
-    if (top[0] and left[0]) or (top[1] and right[0]) or (bottom[0] and left[1]) or (bottom[1] and right[1]):
+    # box's corner on another box's line). Not checked at the top-left corner: the label is
+    # written there, and the corner finder read the corner with its label.
+    if (top[1] and right[0]) or (bottom[0] and left[1]) or (bottom[1] and right[1]):
         return None
     if len(coverages) < 2:
         return None
