@@ -35,6 +35,8 @@ MIN_REACH = 0.6  # ... along at least this fraction
 INTO_BORDER = 0.85  # ... and this fraction where the side runs into the image's border (its box is cut off there)
 COLOUR_SPREAD = 30.0  # Lab units the sides of one box may differ in colour (JPEG)
 COLOUR_SPREAD_THIN = 65.0  # ... when its strokes are thin (blended with the scene behind)
+NEIGHBOUR = 3.0  # px from the expected position: two strong strokes this near make the side ambiguous ...
+SEPARATE = 2.0  # ... when this far apart (nearer: one stroke and a piece of its anti-aliased fringe)
 STRONG = 0.6  # of the strongest alike candidate's contrast: a side's candidates that compete on position
 WIDTH_SPREAD = 3.0  # px the measured widths of one box's sides may differ (a label beside a side blurs its profile)
 THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it over 2-4 rows)
@@ -250,7 +252,10 @@ def _nearest(candidates: list[Side], colour, width: float, approx: float | None 
         # two strong strokes of the box's colour: the one where the corner finder put the side (a
         # stroke's anti-aliased fringe is a weaker candidate beside it, and does not compete)
         strong = [c for c in alike if c.contrast >= STRONG * max(a.contrast for a in alike)]
-        return min(strong, key=lambda c: abs(c.pos - approx))
+        chosen = min(strong, key=lambda c: abs(c.pos - approx))
+        if any(abs(c.pos - approx) <= NEIGHBOUR and abs(c.pos - chosen.pos) >= SEPARATE for c in strong):
+            return None  # two lines of the box's colour a few px apart: which is this side cannot be told
+        return chosen
     return min(alike, key=lambda c: np.linalg.norm(np.subtract(c.lab, colour)) / COLOUR_SPREAD
                + abs(c.width - width) / 2, default=None)
 
@@ -291,10 +296,12 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         coverages.append(coverage)
         colours.append(np.median(line.pixels(along[hit]), axis=0))
     top, bottom, left, right = runs_on
-    # a corner where both lines go on is where two boxes' lines cross (one line going on is a
-    # box's corner on another box's line). Not checked at the top-left corner: the label is
-    # written there, and the corner finder read the corner with its label.
-    if (top[1] and right[0]) or (bottom[0] and left[1]) or (bottom[1] and right[1]):
+    # a box's lines stop at its corners: a line going on is another box's line (the rectangle
+    # between two overlapping boxes' crossings, or one box's corner with another's far corner).
+    # A box's corner that happens to lie on another box's line is lost with them (MarkerError).
+    # Not checked at the top-left corner: the label is written there, and the corner finder read
+    # the corner with its label.
+    if top[1] or right[0] or bottom[0] or left[1] or bottom[1] or right[1]:
         return None
     if len(coverages) < 2:
         return None

@@ -30,6 +30,7 @@ MAX_CORNERS = 7  # the most candidate corners weighed (the strongest)
 UNPLACED = 0.1  # what leaving a label without a corner weighs in an assignment (a reading below it loses)
 DECISIVE = 3.0  # the best assignment must beat every one that places a label elsewhere by this factor
 READ = 0.5  # a label placed with a reading below this was placed as the one corner left (source "elimination")
+BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
@@ -107,9 +108,10 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
     """Every distinct verified outline from `corner` to a proposed bottom-right corner.
 
     A box cut off by the image's border has its far corner on or past the border, where the
-    finder sees only part of it: a proposed far corner that gives no outline is tried again with
-    its x, its y or both on the border, and the image's corner is tried when none gave one. (Not
-    every corner: a side 4 px from the border would also pass with the border standing in for it.)"""
+    finder sees only part of it: a proposed far corner within BORDER_NEAR px of the border that
+    gives no outline is tried again with its x, its y or both on the border, and the image's
+    corner is tried when no corner gave one. (Not every corner: a box 8 px from the border, with
+    another box's side between it and the border, passes with the border standing in for its side.)"""
     found: list[Outline] = []
 
     def tried(x1: float, y1: float) -> bool:
@@ -124,7 +126,9 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
 
     for p in fars:
         if not tried(p.x, p.y):
-            any([tried(W - 1.0, p.y), tried(p.x, H - 1.0)]) or tried(W - 1.0, H - 1.0)
+            near_x, near_y = p.x >= W - 1 - BORDER_NEAR, p.y >= H - 1 - BORDER_NEAR
+            any([near_x and tried(W - 1.0, p.y), near_y and tried(p.x, H - 1.0)]) or (
+                near_x and near_y and tried(W - 1.0, H - 1.0))
     if not found:
         tried(W - 1.0, H - 1.0)
     # a side near the border also passes with the border standing in for it: the border's
