@@ -2,6 +2,7 @@
 boxes (parse_box, with set proposals), the corner finder's training data and script, and the
 parser's box path end to end."""
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -85,24 +86,28 @@ def test_boxes_are_placed_where_the_corners_and_outlines_agree():
 def test_doubtful_corners_leave_the_label_missing_with_the_reason():
     image = draw_boxes(noisy(4), BOXES, MarkerStyle(ring_width=2))
     a, b = BOXES["A"], BOXES["B"]
-    two_a = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"A": 0.8, "B": 0.2}),
+    two_a = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"A": 0.8}),
                           (a[2], a[3], {FAR_CORNER: 0.9}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], two_a)
-    assert not markers and "A may as well be (76, 30)" in missing["A"] and "B may as well be unplaced" in missing["B"]
+    assert not markers and "A may as well be (76, 30)" in missing["A"] and "no box corner read as B" in missing["B"]
     one_corner = OracleFinder([(a[0], a[1], {"A": 0.9, "B": 0.6}), (a[2], a[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], one_corner)
     assert not markers and "is in doubt" in missing["A"] and "no box corner read as B" in missing["B"]
 
 
-def test_a_corner_read_unsurely_is_placed_when_the_other_labels_are_plain_elsewhere():
+def test_a_corner_read_as_two_labels_goes_to_the_one_not_plain_elsewhere():
     boxes = {**BOXES, "C": (20.5, 120.3, 120.4, 200.6)}
     image = draw_boxes(noisy(10), boxes, MarkerStyle(ring_width=2))
     (a, b, c) = (boxes[k] for k in "ABC")
-    finder = OracleFinder([(a[0], a[1], {"A": 0.95}), (b[0], b[1], {"B": 0.4, "C": 0.45}), (c[0], c[1], {"C": 0.9}),
+    finder = OracleFinder([(a[0], a[1], {"A": 0.95}), (b[0], b[1], {"B": 0.65, "C": 0.6}), (c[0], c[1], {"C": 0.95}),
                            *((box[2], box[3], {FAR_CORNER: 0.9}) for box in (a, b, c))], CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B", "C"], finder)
-    assert not missing and markers["B"].source == "elimination" and markers["C"].source == "parsed"
+    assert not missing
     assert max(abs(np.subtract(markers["B"].box, b))) <= 1.0 and max(abs(np.subtract(markers["C"].box, c))) <= 1.0
+    # without C's own corner, the corner read as B and C is B's or C's: neither is placed
+    finder.proposals = [p for p in finder.proposals if p[:2] != (c[0], c[1])]
+    markers, missing, _ = read_boxes(image, ["A", "B", "C"], finder)
+    assert set(markers) == {"A"} and "in doubt" in missing["B"]
 
 
 def test_a_label_corner_with_no_outline_is_missing_not_guessed():
@@ -165,3 +170,41 @@ def test_corner_training_script_writes_weights_with_their_record(tmp_path):
                                       ["--batch", "2", "--width", "4"])
     assert finder.net.classes == CORNER_CLASSES and finder.record["images"] == 4
     assert all(set(p.scores) == set(CORNER_CLASSES) for p in finder.find(noisy(9, 101, 130), min_score=0.0))
+
+
+def adversarial_scene(seed, decoy_letter):
+    """Boxes A, B (a near miss of A: every side moved 6-12 px) and C (running into the border),
+    an unlabelled rectangle of the same colour, and with `decoy_letter` a same-colour rectangle
+    labelled with a letter that is no label ("F"); JPEG. Returns (image, true boxes)."""
+    rng = np.random.default_rng(seed)
+    a = (float(rng.uniform(20, 60)), float(rng.uniform(25, 50)), float(rng.uniform(150, 200)), float(rng.uniform(120, 160)))
+    b = tuple(float(v) for v in np.add(a, rng.uniform(6, 12, 4) * rng.choice([-1, 1], 4)))
+    c = (float(rng.uniform(200, 230)), float(rng.uniform(150, 170)), 279.0, float(rng.uniform(200, 215)))
+    style = MarkerStyle(colour=(230, 20, 20), ring_width=int(rng.integers(1, 5)), polarity=str(rng.choice(["colour", "box"])),
+                        label_height=float(rng.uniform(9, 15)))
+    image = draw_boxes(noisy(20 + seed), {"A": a, "B": b, "C": c}, style)
+    if decoy_letter:
+        image = draw_boxes(image, {"F": (5.0, 170.0, 60.0, 210.0)}, style)
+    cv2.rectangle(image, (230, 20), (270, 120), style.colour, style.ring_width)  # unlabelled, same colour
+    return jpeg(image, 85), {"A": a, "B": b, "C": c}
+
+
+def right_or_missing(image, truth):
+    from adapters.markers.corner_finder import default_corner_finder
+    markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder())
+    assert set(markers) | set(missing) == set(truth)
+    return all(max(abs(np.subtract(markers[label].box, box))) <= 2.0 for label, box in truth.items() if label in markers)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_adversarial_boxes_are_right_or_missing_never_wrong(seed):
+    """With the shipped corner finder: a near-miss box, an unlabelled rectangle of the same
+    colour, a box running into the border; every label comes back within 2 px of its box or
+    missing, never elsewhere."""
+    assert right_or_missing(*adversarial_scene(seed, decoy_letter=False))
+
+
+@pytest.mark.xfail(strict=True, reason="known weakness: the corner finder reads a non-label letter (F) at a "
+                                       "same-colour rectangle as a label (B or C) on some images")
+def test_a_rectangle_labelled_with_a_non_label_letter_is_never_read_as_a_box():
+    assert all(right_or_missing(*adversarial_scene(seed, decoy_letter=True)) for seed in range(6))

@@ -4,8 +4,10 @@ Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds 
 on the median colour profile across the side (taken along the side's whole length, so a 1 px
 anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a pixel,
 and then verifies the rectangle: every side inside the image is drawn in one colour along most of
-its length and up to its corners, and no corner is a crossing of two lines (where two
-overlapping boxes cross, both lines run on). A side on or past the image's border is not seen.
+its length and up to its corners, and no line runs on past a corner other than the labelled
+top-left one (a line running on is another box's: the rectangle between two overlapping boxes'
+crossings, or a box's corner with another's far corner). A side on or past the image's border is
+not seen.
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed

@@ -27,9 +27,8 @@ from .types import Marker
 
 MIN_EVIDENCE = 0.15  # a proposal is a candidate corner when it reads this much as some expected label
 MAX_CORNERS = 7  # the most candidate corners weighed (the strongest)
-UNPLACED = 0.1  # what leaving a label without a corner weighs in an assignment (a reading below it loses)
+UNPLACED = 0.2  # what leaving a label without a corner weighs (a lone reading must reach DECISIVE x this)
 DECISIVE = 3.0  # the best assignment must beat every one that places a label elsewhere by this factor
-READ = 0.5  # a label placed with a reading below this was placed as the one corner left (source "elimination")
 BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
@@ -74,7 +73,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder
         else:
             o, score = outlines_at[k][0], corners[k].scores[label]
             markers[label] = Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(score, o.coverage), box=o.box,
-                                    ring_width=o.width, source="parsed" if score >= READ else "elimination")
+                                    ring_width=o.width)
     for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
         twins = [other for other, m in markers.items() if other != label and m.box == marker.box]
         if twins:
