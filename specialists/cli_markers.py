@@ -2,8 +2,9 @@
 
 Prints the parse rate per task (questions whose every expected marker was found). With
 --output, writes markers.jsonl (one line per question, the format `--markers FILE` reads) and,
-for every failure, an overlay PNG per image: circles found (yellow), words read (cyan, with the
-label), markers assigned (green) and the reason in the file name's JSON neighbour.
+for every failure, an overlay PNG per image: circles and box outlines found (yellow), words read
+(cyan, with the label), markers and boxes assigned (green) and the reason in the file name's JSON
+neighbour.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    markers = commands.add_parser("markers", help="find the drawn points in BLINK images; parse rate per task")
+    markers = commands.add_parser("markers", help="find the drawn points and boxes in BLINK images; parse rate per task")
     markers.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
     markers.add_argument("--split", default="val", choices=["val", "test"])
     markers.add_argument("--tasks", nargs="+", metavar="T", help="tasks (default: every marker task found)")
@@ -33,7 +34,13 @@ def _overlay(image, details, path: Path) -> None:
         x0, y0, x1, y1 = read.rect
         cv2.rectangle(canvas, (x0, y0), (x1, y1), (0, 255, 255), 1)
         cv2.putText(canvas, read.label, (x0, max(8, y0 - 2)), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 255, 255), 1)
+    for o in details.outlines:
+        cv2.rectangle(canvas, (int(round(o.x0)), int(round(o.y0))), (int(round(o.x1)), int(round(o.y1))), (255, 255, 0), 1)
     for m in details.markers.values():
+        if m.box is not None:
+            x0, y0, x1, y1 = (int(round(v)) for v in m.box)
+            cv2.rectangle(canvas, (x0, y0), (x1, y1), (0, 255, 0), 1)
+            cv2.putText(canvas, m.label, (x0 + 2, y0 + 10), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 255, 0), 1)
         cv2.drawMarker(canvas, (int(round(m.xy[0])), int(round(m.xy[1]))), (0, 255, 0), cv2.MARKER_CROSS, 8, 1)
     scale = max(1, 640 // max(canvas.shape[:2]))
     if scale > 1:

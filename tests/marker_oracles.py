@@ -30,13 +30,14 @@ class OracleReader:
 
 
 class OracleFinder:
-    """Proposals set: [(x, y, {label: score})]; unnamed labels score 0."""
+    """Proposals set: [(x, y, {class: score})]; unnamed classes (of `classes`: the centre
+    finder's labels, or the corner finder's classes) score 0."""
 
-    def __init__(self, proposals):
-        self.proposals = proposals
+    def __init__(self, proposals, classes=LABELS):
+        self.proposals, self.classes = proposals, classes
 
     def find(self, rgb):
-        return [Proposal(x, y, {label: scores.get(label, 0.0) for label in LABELS}) for x, y, scores in self.proposals]
+        return [Proposal(x, y, {c: scores.get(c, 0.0) for c in self.classes}) for x, y, scores in self.proposals]
 
 
 def trained_and_continued(train_main, network, path, args):

@@ -21,6 +21,8 @@ CENTRES = [(37.3, 52.8, "A"), (130.0, 101.6, "C"), (221.9, 20.2, REF)]
 class TargetNet(torch.nn.Module):
     """Outputs exactly the training targets of CENTRES (logits of the heatmaps, the offsets)."""
 
+    classes = LABELS
+
     def forward(self, x):
         heat, offset, _ = heat_targets(CENTRES, *x.shape[-2:])
         logits = torch.logit(torch.from_numpy(heat).clamp(1e-4, 1 - 1e-4))

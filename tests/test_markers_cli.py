@@ -10,7 +10,7 @@ from PIL import Image
 from adapters.blink_writer import BlinkRow, write_blink_folder
 from adapters.markers import MarkerError, MarkersFileError, apply_markers, find_markers, load_markers
 from adapters.questions import MCQuestion, QuestionSource
-from adapters.markers.render import MarkerStyle, draw_points
+from adapters.markers.render import MarkerStyle, draw_boxes, draw_points
 from specialists import cli_markers
 from tests.blink_fixture import make_blink_fixture
 
@@ -48,6 +48,28 @@ def test_markers_command_on_drawn_questions(tmp_path, capsys):
     assert "Relative_Depth" in printed and "50.0%" in printed
     # what the command wrote is a valid --markers file
     assert load_markers(tmp_path / "out" / "markers.jsonl")["val_Relative_Depth_1"]["image_1"]["A"][:2]
+
+
+def test_markers_command_reads_drawn_boxes(tmp_path, capsys):
+    """Object_Localization end to end with the shipped corner finder: boxes come back in
+    markers.jsonl as a --markers file gives them; a question missing a box fails with an overlay."""
+    boxes = {"A": (40.4, 30.2, 150.6, 120.8), "B": (70.2, 50.7, 190.3, 140.1)}
+    style = MarkerStyle(colour=(255, 0, 0), ring_width=2, font="hershey-simplex", label_height=12)
+    both, one = draw_boxes(plain(2), boxes, style), draw_boxes(plain(3), {"A": boxes["A"]}, style)
+    rows = [BlinkRow("Object_Localization", i, "Which box fits the car best?", ("Box A", "Box B"), "A",
+                     [Image.fromarray(image)]) for i, image in ((1, both), (2, one))]
+    write_blink_folder(tmp_path / "blink", rows)
+    lines, printed = run_cli(tmp_path, tmp_path / "blink", capsys)
+    ok = lines["val_Object_Localization_1"]
+    assert ok["status"] == "ok", ok["error"]
+    for label, truth in boxes.items():
+        assert np.allclose(ok["markers"]["image_1"][label]["box"], truth, atol=2)
+    bad = lines["val_Object_Localization_2"]
+    assert bad["status"] == "error" and "B on image_1" in bad["error"]
+    assert (tmp_path / "out" / "failures" / "val_Object_Localization_2_image_1.png").is_file()
+    assert "Object_Localization" in printed and "50.0%" in printed
+    sidecar = load_markers(tmp_path / "out" / "markers.jsonl")["val_Object_Localization_1"]["image_1"]
+    assert np.allclose(sidecar["B"], boxes["B"], atol=2)
 
 
 def test_markers_command_runs_on_the_harness_fixture(tmp_path, capsys):

@@ -31,8 +31,11 @@ def training_fonts() -> list[str]:
 
 
 class SceneSamples(IterableDataset):
-    """Endless training samples from fresh scenes (scenes.training_scene); each DataLoader worker
-    renders its own stream. Subclasses turn one scene into samples (`samples`)."""
+    """Endless training samples from fresh scenes (`scene`: scenes.training_scene unless a subclass
+    names another); each DataLoader worker renders its own stream. Subclasses turn one scene into
+    samples (`samples`)."""
+
+    scene = staticmethod(training_scene)  # rng, fonts -> TrainingScene
 
     def __init__(self, seed: int, fonts: list[str]) -> None:
         self.seed, self.fonts = seed, fonts
@@ -44,7 +47,7 @@ class SceneSamples(IterableDataset):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
         while True:
-            yield from self.samples(training_scene(rng, self.fonts), rng)
+            yield from self.samples(self.scene(rng, self.fonts), rng)
 
 
 def fit(kind: type[TrainedNetwork], stream: type[SceneSamples], loss: Callable[..., torch.Tensor], output: Path,

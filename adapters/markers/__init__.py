@@ -1,5 +1,5 @@
-"""Visual prompts: find the drawn points (and read their labels) in BLINK images, draw them for
-synthetic data, inpaint them away, or take known coordinates from a sidecar file.
+"""Visual prompts: find the drawn points and boxes (and read their labels) in BLINK images, draw
+them for synthetic data, inpaint them away, or take known coordinates from a sidecar file.
 
     find_markers(question) -> MarkerSet          (MarkerError when a label cannot be found)
     inpaint_markers(question, image_index) -> PIL image without the drawing

@@ -59,13 +59,13 @@ def _block(cin: int, cout: int, stride: int = 1, kernel: int = 3) -> nn.Sequenti
 
 
 class CentreFinderNet(nn.Module):
-    """(n, 3, H, W), H and W multiples of 16 -> (n, len(LABELS) + 2, H/4, W/4): per-label centre
-    logits, then the centre's (dx, dy) offset within the cell. About 0.5 G multiply-adds for a
-    320x240 image (width 24)."""
+    """(n, 3, H, W), H and W multiples of 16 -> (n, len(classes) + 2, H/4, W/4): per-class centre
+    logits (classes: the labels, by default), then the centre's (dx, dy) offset within the cell.
+    About 0.5 G multiply-adds for a 320x240 image (width 24)."""
 
-    def __init__(self, width: int = 24) -> None:
+    def __init__(self, width: int = 24, classes: tuple[str, ...] = LABELS) -> None:
         super().__init__()
-        self.width = width
+        self.width, self.classes = width, classes
         c = (width, 2 * width, 3 * width, 4 * width)
         self.down2 = nn.Sequential(_block(3, c[0], 2, 5), _block(c[0], c[0]))  # a 1 px stroke lands in a 5x5 tap
         self.down4 = nn.Sequential(_block(c[0], c[1], 2), _block(c[1], c[1]))
@@ -74,9 +74,9 @@ class CentreFinderNet(nn.Module):
         self.down16 = nn.Sequential(_block(c[2], c[3], 2), _block(c[3], c[3]), _block(c[3], c[3]))
         self.up8 = _block(c[3] + c[2], c[2])
         self.up4 = _block(c[2] + c[1], c[1])
-        self.head = nn.Conv2d(c[1], len(LABELS) + 2, 1)
+        self.head = nn.Conv2d(c[1], len(classes) + 2, 1)
         with torch.no_grad():  # start the heatmaps at a low prior (0.1), as CenterNet does
-            self.head.bias[:len(LABELS)].fill_(-2.19)
+            self.head.bias[:len(classes)].fill_(-2.19)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         f4 = self.down4(self.down2(x))
@@ -93,23 +93,24 @@ def centre_loss(output: torch.Tensor, heat: torch.Tensor, offset: torch.Tensor, 
     output: (n, L + 2, h, w) network output; heat: (n, L, h, w) targets (1 at a centre's cell, a
     Gaussian bump around it); offset: (n, 2, h, w) target offsets; centres: (n, h, w) 1 at cells
     holding a centre."""
-    logits = output[:, :len(LABELS)].float()
+    classes = heat.shape[1]
+    logits = output[:, :classes].float()
     p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
     positive = heat.eq(1).float()
     positives = positive.sum().clamp(min=1)
     focal = (positive * (1 - p) ** 2 * torch.log(p)
              + (1 - positive) * (1 - heat) ** 4 * p ** 2 * torch.log(1 - p)).sum() / positives
-    l1 = (centres[:, None] * (output[:, len(LABELS):].float() - offset).abs()).sum() / positives
+    l1 = (centres[:, None] * (output[:, classes:].float() - offset).abs()).sum() / positives
     return -focal + l1
 
 
-def heat_targets(points: list[tuple[float, float, str]], height: int, width: int, sigma: float = 0.8
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Targets for centre_loss from one image's labelled centres [(x, y, label)] on an (height,
-    width) network input: heat (L, h, w), offset (2, h, w), centres (h, w); h, w = height, width / STRIDE.
-    sigma: the Gaussian bump's width in cells."""
+def heat_targets(points: list[tuple[float, float, str]], height: int, width: int, sigma: float = 0.8,
+                 classes: tuple[str, ...] = LABELS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Targets for centre_loss from one image's centres [(x, y, class)] on an (height, width)
+    network input: heat (L, h, w), offset (2, h, w), centres (h, w); h, w = height, width / STRIDE,
+    L = len(classes). sigma: the Gaussian bump's width in cells."""
     h, w = height // STRIDE, width // STRIDE
-    heat = np.zeros((len(LABELS), h, w), np.float32)
+    heat = np.zeros((len(classes), h, w), np.float32)
     offset = np.zeros((2, h, w), np.float32)
     centres = np.zeros((h, w), np.float32)
     rows, cols = np.mgrid[0:h, 0:w]
@@ -117,7 +118,7 @@ def heat_targets(points: list[tuple[float, float, str]], height: int, width: int
         j, i, dx, dy = cell_of(x, y)
         if not (0 <= i < h and 0 <= j < w):
             continue
-        k = LABELS.index(label)
+        k = classes.index(label)
         bump = np.exp(-((cols - (j + dx)) ** 2 + (rows - (i + dy)) ** 2) / (2 * sigma ** 2))
         heat[k] = np.maximum(heat[k], bump)
         heat[k, i, j] = 1.0
@@ -152,20 +153,21 @@ class CentreFinder(TrainedNetwork):
 
     @torch.inference_mode()
     def find(self, rgb: np.ndarray, min_score: float = MIN_SCORE) -> list[Proposal]:
-        """Heatmap peaks (any label >= min_score, the highest in their 3x3 cells) of an (H, W, 3)
+        """Heatmap peaks (any class >= min_score, the highest in their 3x3 cells) of an (H, W, 3)
         uint8 RGB image, highest first."""
         h, w = rgb.shape[:2]
+        classes = self.net.classes
         out = self.net(to_input(rgb))[0]
-        heat = torch.sigmoid(out[:len(LABELS)])
+        heat = torch.sigmoid(out[:len(classes)])
         best = heat.max(0).values
         peaks = (best >= min_score) & (best == F.max_pool2d(best[None], 3, 1, 1)[0])
         proposals = []
         for i, j in peaks.nonzero().tolist():
-            dx, dy = (float(v) for v in out[len(LABELS):, i, j])
+            dx, dy = (float(v) for v in out[len(classes):, i, j])
             x = STRIDE * (j + float(np.clip(dx, -0.5, 0.5))) + (STRIDE - 1) / 2
             y = STRIDE * (i + float(np.clip(dy, -0.5, 0.5))) + (STRIDE - 1) / 2
             if x < w and y < h:
-                proposals.append(Proposal(x, y, {label: float(p) for label, p in zip(LABELS, heat[:, i, j])}))
+                proposals.append(Proposal(x, y, {label: float(p) for label, p in zip(classes, heat[:, i, j])}))
         return sorted(proposals, key=lambda p: -p.score)
 
 

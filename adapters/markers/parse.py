@@ -24,6 +24,9 @@ placed marker the finder does not read at its centre is taken back when the find
 centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`).
 When a different circle for some label costs nearly as much, or a label has no reading beside
 any circle, the parser raises MarkerError instead of guessing.
+
+Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
+(corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline.
 """
 
 from __future__ import annotations
@@ -37,11 +40,15 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..questions import MCQuestion
+from .box_outline import Outline
+from .corner_finder import WEIGHTS as CORNER_WEIGHTS
+from .corner_finder import default_corner_finder
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
 from .glyphs import GlyphClassifier, Reading, default_classifier
 from .labels import LABELS, REF, expected_markers
 from .centre_finder import CentreFinder, Proposal, default_centre_finder
 from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
+from .parse_box import read_boxes
 from .types import Marker, MarkerError, MarkerSet
 
 AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer ambiguous
@@ -130,6 +137,7 @@ class ImageParse:
     missing: dict[str, str]  # label -> why it was not found
     circles: list[Circle]
     reads: list[LabelRead]
+    outlines: list[Outline] = field(default_factory=list)  # drawn boxes fitted (box markers only)
 
 
 def _rect_distance(x: float, y: float, rect) -> float:
@@ -379,11 +387,12 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
 
 
 def parser_networks() -> dict[str, str | None]:
-    """sha256 of the weights parse_image uses by default (None: not installed). Markers parsed
+    """sha256 of the weights the parser uses by default (None: not installed). Markers parsed
     from images change when these do: results record them."""
-    reader, finder = default_patch_reader(), default_centre_finder()
+    reader, finder, corners = default_patch_reader(), default_centre_finder(), default_corner_finder()
     return {"patch_reader": reader.record["sha256"] if reader else None,
-            "centre_finder": finder.record["sha256"] if finder else None}
+            "centre_finder": finder.record["sha256"] if finder else None,
+            "corner_finder": corners.record["sha256"] if corners else None}
 
 
 def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, proposals: list[Proposal]) -> None:
@@ -682,13 +691,15 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
                    classifier: GlyphClassifier | None = None) -> tuple[MarkerSet, dict[str, ImageParse]]:
     """Parse the drawn markers of every image: (markers found, per-image details). Never raises
     MarkerError: missing labels are in the details (ImageParse.missing)."""
+    kind = "point"
     if labels is None:
         expected = expected_markers(question)
-        if expected.kind != "point":
-            raise MarkerError(question.idx, dict(expected.labels),
-                              f"{expected.kind} markers are not parsed from the drawing; give their "
-                              "coordinates with --markers FILE")
-        labels = expected.labels
+        kind, labels = expected.kind, expected.labels
+    corner_finder = default_corner_finder() if kind == "box" else None
+    if kind == "box" and corner_finder is None:
+        raise MarkerError(question.idx, dict(labels),
+                          f"drawn boxes are read by the corner finder, and {CORNER_WEIGHTS} is not installed: "
+                          "make it with `python -m train.markers_corners`, or give the boxes with --markers FILE")
     images = question.images
     found = MarkerSet(question.idx)
     details: dict[str, ImageParse] = {}
@@ -698,7 +709,11 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
             details[key] = ImageParse({}, {label: f"the question has no {key}" for label in wanted}, [], [])
             continue
         rgb = np.asarray(images[index].convert("RGB"))
-        details[key] = parse_image(rgb, list(wanted), classifier)
+        if corner_finder is not None:
+            markers, missing, outlines = read_boxes(rgb, list(wanted), corner_finder)
+            details[key] = ImageParse(markers, missing, [], [], outlines)
+        else:
+            details[key] = parse_image(rgb, list(wanted), classifier)
         found.images[key] = details[key].markers
     return found, details
 

@@ -6,6 +6,8 @@ the accuracy benchmark (benchmarks/markers_accuracy.py) and the patch reader's t
     random_points(rng, labels, h, w) -> {label: (x, y)}
     jpeg(image, quality) -> image
     training_scene(rng, fonts) -> TrainingScene        markers plus unlabelled decoys, for the reader
+    random_boxes(rng, labels, h, w) -> {label: (x0, y0, x1, y1)}
+    box_training_scene(rng, fonts) -> TrainingScene    labelled boxes plus decoys, for the corner finder
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from PIL import Image
 from ..synthetic.textures import procedural_texture
 from .fonts import font_by_name, text_mask
 from .labels import REF
-from .render import MarkerStyle, draw_points_layout
+from .render import MarkerStyle, draw_boxes, draw_points_layout
 
 PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "images"
 
@@ -150,4 +152,68 @@ def training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240
         x, y = float(rng.uniform(0, width)), float(rng.uniform(0, height))
         if all(np.hypot(x - px, y - py) > 8 for px, py in points.values()):
             out.append((x, y, None))
+    return TrainingScene(image, out, style)
+
+
+MIN_BOX = 30  # px: the smallest side of a random box
+BOX_LABEL_SETS = (("A", "B"), ("A", "B"), ("A", "B", "C"), ("A", "B", "C", "D"))
+FAR_CORNER = "far"  # the class of every drawn box's bottom-right corner (labelled or not)
+
+
+def random_boxes(rng: np.random.Generator, labels: list[str], height: int, width: int
+                 ) -> dict[str, tuple[float, float, float, float]]:
+    """Boxes (x0, y0, x1, y1), sub-pixel, inside the image, like Object_Localization's: each is
+    either a box of its own or an earlier one with every side moved 6-40 px (a near miss), and
+    no two boxes' matching sides are closer than 5 px or top-left corners closer than 25 px
+    (nearer than that, two strokes merge into one and the labels collide)."""
+    def fresh() -> tuple[float, ...]:
+        w, h = rng.uniform(40, 0.7 * width), rng.uniform(40, 0.7 * height)
+        x0, y0 = rng.uniform(3, width - w - 3), rng.uniform(3, height - h - 3)
+        return (x0, y0, x0 + w, y0 + h)
+
+    boxes: dict[str, tuple[float, ...]] = {}
+    while len(boxes) < len(labels):
+        if boxes and rng.uniform() < 0.5:
+            base = list(boxes.values())[int(rng.integers(len(boxes)))]
+            moved = np.add(base, rng.uniform(6, 40, 4) * rng.choice([-1, 1], 4))
+            box = tuple(float(v) for v in np.clip(moved, 3, [width - 3, height - 3, width - 3, height - 3]))
+        else:
+            box = fresh()
+        if (box[2] - box[0] >= MIN_BOX and box[3] - box[1] >= MIN_BOX
+                and all(min(abs(box[i] - b[i]) for i in range(4)) >= 5 and np.hypot(box[0] - b[0], box[1] - b[1]) >= 25
+                        for b in boxes.values())):
+            boxes[labels[len(boxes)]] = box
+    return boxes
+
+
+def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320
+                       ) -> TrainingScene:
+    """One scene for the corner finder: labelled boxes in a random style (only `fonts`), decoy
+    rectangles (unlabelled, or with a non-label character at their corner), the point decoys, JPEG.
+
+    points: each box's top-left corner with its label, and every drawn rectangle's bottom-right
+    corner as FAR_CORNER (whether it has a label is not visible there)."""
+    labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
+    image, _ = background(rng, height, width, [])
+    image = np.ascontiguousarray(image)
+    style = MarkerStyle.random(rng, fonts=fonts)
+    boxes = random_boxes(rng, labels, height, width)
+    _decoys(rng, image, fonts, [(b[0], b[1]) for b in boxes.values()])
+    out: list[tuple[float, float, str | None]] = []
+    for _ in range(int(rng.integers(0, 3))):
+        decoy = random_boxes(rng, ["decoy"], height, width)["decoy"]
+        if any(np.hypot(decoy[0] - b[0], decoy[1] - b[1]) < 25 for b in boxes.values()):
+            continue
+        decoy_style = MarkerStyle.random(rng, fonts=fonts, colour=tuple(int(c) for c in rng.integers(0, 256, 3)))
+        if rng.uniform() < 0.5:
+            image = draw_boxes(image, {str(rng.choice(DECOY_TEXT)): decoy}, decoy_style)
+        else:
+            x0, y0, x1, y1 = (int(round(v * 16)) for v in decoy)
+            cv2.rectangle(image, (x0, y0), (x1, y1), decoy_style.colour, decoy_style.ring_width, cv2.LINE_AA, 4)
+        out.append((decoy[2], decoy[3], FAR_CORNER))
+    image = draw_boxes(image, boxes, style)
+    if rng.uniform() < 0.75:
+        image = jpeg(image, int(rng.integers(60, 97)))
+    for label, (x0, y0, x1, y1) in boxes.items():
+        out += [(x0, y0, label), (x1, y1, FAR_CORNER)]
     return TrainingScene(image, out, style)

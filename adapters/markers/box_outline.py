@@ -1,0 +1,366 @@
+"""Fit a drawn box's outline near where the corner finder put it, and check that it is drawn.
+
+Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds each side's stroke
+on the median colour profile across the side (taken along the side's whole length, so a 1 px
+anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a pixel,
+and then verifies the rectangle: every side inside the image is drawn in one colour along most of
+its length and up to its corners, and no line runs on past a corner other than the labelled
+top-left one (a line running on is another box's: the rectangle between two overlapping boxes'
+crossings, or a box's corner with another's far corner). A side on or past the image's border is
+not seen.
+
+Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
+scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed
+here is a 1-D search across one known side, which no library offers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .detect import BOX_DARK
+
+WIDTHS = tuple(range(1, 9))  # stroke widths tried, px
+SEARCH = 4  # px either side of the approximate position searched for a side's stroke
+END_TRIM = 4  # px at each end of a side left out of its profile (the corners and their labels)
+MIN_SIDE = 14  # px: the shortest side measured
+MIN_STROKE_CONTRAST = 6.0  # Lab units a side's stroke must differ from the scene on both sides
+MIN_COVERAGE = 0.75  # of a visible side's length that must be drawn
+RUN_ON = (3, 10)  # px past a corner (beyond half the stroke) where a side must not go on
+MAX_RUN_ON = 0.5  # ... more than this fraction of that stretch
+BESIDE = 2  # px past the stroke's 3-row band where the scene beside it is sampled
+RELATIVE_INK = 0.5  # a pixel this much nearer the box's colour than the scene beside it is ink
+REACH = 8  # px next to each corner (inside half the stroke) where a side must be drawn ...
+MIN_REACH = 0.6  # ... along at least this fraction
+INTO_BORDER = 0.85  # ... and this fraction where the side runs into the image's border (its box is cut off there)
+COLOUR_SPREAD = 30.0  # Lab units the sides of one box may differ in colour (JPEG)
+COLOUR_SPREAD_THIN = 65.0  # ... when its strokes are thin (blended with the scene behind)
+NEIGHBOUR = 3.0  # px from the expected position: two strong strokes this near make the side ambiguous ...
+SEPARATE = 2.0  # ... when this far apart (nearer: one stroke and a piece of its anti-aliased fringe)
+STRONG = 0.6  # of the strongest alike candidate's contrast: a side's candidates that compete on position
+WIDTH_SPREAD = 3.0  # px the measured widths of one box's sides may differ (a label beside a side blurs its profile)
+THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it over 2-4 rows)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side's stroke: `pos` its centre line across (y of a horizontal side, x of a vertical
+    one), `width` px, Lab colour on its centre line and contrast (Lab units to the scene on both
+    sides of it)."""
+
+    pos: float
+    width: float
+    lab: tuple[float, float, float]
+    contrast: float
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A verified drawn box: (x0, y0, x1, y1) of its strokes' centre lines (as draw_boxes and
+    cv2.rectangle take them), stroke width px, colour (Lab), contrast (Lab units), coverage (the
+    least drawn fraction of a visible side) and how many sides were seen (inside the image)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    width: float
+    lab: tuple[float, float, float]
+    contrast: float
+    coverage: float
+    sides_seen: int
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        return (self.x0, self.y0, self.x1, self.y1)
+
+
+def _rows(lab: np.ndarray, transposed: bool) -> np.ndarray:
+    """The image as rows across which a side is searched: (H, W, 3), or (W, H, 3) for vertical sides."""
+    return lab.transpose(1, 0, 2) if transposed else lab
+
+
+def side_candidates(lab: np.ndarray, approx: float, start: float, end: float, transposed: bool = False,
+                    most: int = 3) -> list[Side]:
+    """Up to `most` strokes, strongest first, that could be the horizontal side (vertical when
+    `transposed`) centred within SEARCH px of row `approx`, running from `start` to `end` along it.
+
+    Score of a stroke over rows t..t+w-1: min(|stroke - rows t-3..t-2|, |stroke - rows
+    t+w+1..t+w+2|) - the spread inside the stroke, on the profile of per-row medians along the
+    side (rows 1 px off the stroke are skipped: an anti-aliased edge belongs to neither side).
+    Another line or a label's box can stand out nearby too; the caller picks by colour.
+    """
+    image = _rows(lab, transposed)
+    H, W = image.shape[:2]
+    a, b = int(np.ceil(start)) + END_TRIM, int(np.floor(end)) - END_TRIM
+    a, b = max(a, 0), min(b, W - 1)
+    if b - a + 1 < MIN_SIDE // 2:
+        return []
+    lo, hi = int(np.floor(approx)) - SEARCH - max(WIDTHS) - 3, int(np.ceil(approx)) + SEARCH + max(WIDTHS) + 3
+    rows = np.arange(max(lo, 0), min(hi, H - 1) + 1)
+    profile = np.median(image[rows, a:b + 1], axis=1)  # (rows, 3)
+    first = int(rows[0])
+    # running sums over the profile, so each (top, width) window's mean and spread are O(1)
+    cumulative = np.concatenate([np.zeros((1, 3)), np.cumsum(profile, axis=0)])
+    squares = np.concatenate([np.zeros(1), np.cumsum((profile ** 2).sum(axis=1))])
+    scored = []  # (score, top, w)
+    for w in WIDTHS:
+        tops = np.arange(int(np.floor(approx - SEARCH - (w - 1) / 2)), int(np.ceil(approx + SEARCH - (w - 1) / 2)) + 1)
+        last = int(rows[-1])
+        # a stroke against the image's border has the scene on one side only: scored on that side
+        has_above, has_below = tops - 3 >= first, tops + w + 2 <= last
+        tops = tops[(tops >= first) & (tops + w - 1 <= last) & (has_above | has_below)]
+        if not len(tops):
+            continue
+        i = tops - first
+        mean = (cumulative[i + w] - cumulative[i]) / w  # (n, 3)
+        spread = np.sqrt(np.maximum((squares[i + w] - squares[i]) / w - (mean ** 2).sum(axis=1), 0))
+        n = len(profile)
+        above = (profile[np.clip(i - 3, 0, n - 1)] + profile[np.clip(i - 2, 0, n - 1)]) / 2
+        below = (profile[np.clip(i + w + 1, 0, n - 1)] + profile[np.clip(i + w + 2, 0, n - 1)]) / 2
+        d_above = np.where(tops - 3 >= first, np.linalg.norm(mean - above, axis=1), np.inf)
+        d_below = np.where(tops + w + 2 <= last, np.linalg.norm(mean - below, axis=1), np.inf)
+        score = np.minimum(d_above, d_below) - spread
+        scored += [(float(v), int(t), w) for v, t in zip(score, tops) if v >= MIN_STROKE_CONTRAST]
+    sides: list[Side] = []
+    taken: list[tuple[int, int]] = []
+    for score, top, w in sorted(scored, reverse=True):
+        if any(top < t + tw and t < top + w for t, tw in taken):  # overlaps a stronger stroke: the same one
+            continue
+        taken.append((top, w))
+        pos, width = _centre_line(image, top, w, a, b)
+        if any(abs(pos - other.pos) < 1.0 for other in sides):  # the same stroke, fitted from another window
+            continue
+        centre = min(max(int(round(pos)), 0), H - 1)
+        colour = np.median(image[centre, a:b + 1], axis=0)
+        sides.append(Side(pos, width, tuple(float(v) for v in colour), score))
+        if len(sides) == most:
+            break
+    return sides
+
+
+def _centre_line(image: np.ndarray, top: int, stroke: int, start: int, end: int) -> tuple[float, float]:
+    """(sub-pixel centre row, width px) of a horizontal stroke over rows top..top+stroke-1 in
+    columns start..end: the centroid and the sum of how far each row's median colour has gone
+    from the scene beside it towards the stroke's colour (anti-aliased edge rows count in part)."""
+    H = image.shape[0]
+    rows = np.arange(max(0, top - 3), min(H, top + stroke + 3))
+    profile = np.median(image[rows, start:end + 1], axis=1)  # (rows, 3)
+    ink = np.median(image[top:top + stroke, start:end + 1], axis=1).mean(axis=0)
+    outside = [r for r in (top - 3, top - 2, top + stroke + 1, top + stroke + 2) if 0 <= r < H]
+    scene = np.median(image[outside, start:end + 1], axis=1).mean(axis=0)
+    towards = ink - scene
+    length2 = float(towards @ towards)
+    if length2 < 1e-3:
+        return top + (stroke - 1) / 2, float(stroke)
+    t = np.clip((profile - scene) @ towards / length2, 0, 1)
+    return float((t * rows).sum() / max(t.sum(), 1e-6)), float(max(t.sum(), 1.0))
+
+
+def _at_border(side: Side, width: float, limit: int) -> float:
+    """A side's centre line when its stroke is cut by the image's border (limit px across):
+    only its inner edge is seen, so the centre is half the box's stroke `width` in from there."""
+    if side.pos - side.width / 2 < 1:
+        return side.pos + side.width / 2 - width / 2
+    if side.pos + side.width / 2 > limit - 2:
+        return side.pos - side.width / 2 + width / 2
+    return side.pos
+
+
+def _alike(a, b, width: float) -> bool:
+    spread = COLOUR_SPREAD_THIN if width <= THIN else COLOUR_SPREAD
+    return float(np.linalg.norm(np.subtract(a, b))) <= spread
+
+
+def _visible(across: float, width: float, limit: int) -> bool:
+    """Whether a side at `across` (with its stroke) lies inside an image `limit` px across."""
+    return width / 2 + 1 <= across <= limit - 2 - width / 2
+
+
+def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> Outline | None:
+    """The drawn box near `approx` (x0, y0, x1, y1), each side within SEARCH px, or None when its
+    sides are not found, unlike each other, or not drawn as a box's (see module doc).
+
+    A side whose approximate position is on or past the image's border is taken as cut off there:
+    it is not searched, and the box keeps the approximate coordinate."""
+    H, W = lab.shape[:2]
+    x0, y0, x1, y1 = approx
+    if x1 - x0 < MIN_SIDE or y1 - y0 < MIN_SIDE:
+        return None
+    options: list[list[Side] | None] = []  # per side (top, bottom, left, right): None = cut off by the border
+    for across, start, end, transposed, limit in ((y0, x0, x1, False, H), (y1, x0, x1, False, H),
+                                                  (x0, y0, y1, True, W), (x1, y0, y1, True, W)):
+        if not _visible(across, 1, limit):
+            options.append(None)
+            continue
+        candidates = side_candidates(lab, across, start, end, transposed)
+        if not candidates:
+            return None
+        options.append(candidates)
+    common = _common_colour([o for o in options if o is not None])
+    if common is None:
+        return None
+    found: list[Side | None] = []
+    for candidates, approximately, (start, end, transposed, limit) in zip(
+            options, (y0, y1, x0, x1), ((x0, x1, False, H), (x0, x1, False, H), (y0, y1, True, W), (y0, y1, True, W))):
+        if candidates is None:
+            # cut off by the border, or drawn just inside it: a side of the box's colour there is the side
+            inside = SEARCH if approximately < limit / 2 else limit - 1 - SEARCH
+            near_border = _nearest(side_candidates(lab, inside, start, end, transposed), *common)
+            found.append(near_border)
+            continue
+        side = _nearest(candidates, *common, approximately)
+        if side is None:
+            return None
+        found.append(side)
+    top, bottom, left, right = found
+    drawn = [s for s in found if s is not None]
+    if len(drawn) < 2 or not (top or bottom) or not (left or right):
+        return None
+    width = float(np.median([s.width for s in drawn]))
+    pos = [_at_border(s, width, limit) if s is not None else v
+           for s, v, limit in zip(found, (y0, y1, x0, x1), (H, H, W, W))]
+    colour = np.median(np.array([s.lab for s in drawn]), axis=0)
+    if any(not _alike(s.lab, colour, width) or abs(s.width - width) > WIDTH_SPREAD for s in drawn):
+        return None
+    box = (pos[2], pos[0], pos[3], pos[1])
+    return _verify(lab, box, width, colour, min(s.contrast for s in drawn))
+
+
+def _common_colour(options: list[list[Side]]) -> tuple[np.ndarray, float] | None:
+    """(Lab colour, width px) that the most sides have a candidate stroke of (ties: the stronger
+    strokes), as the median of those candidates; None when no two sides share one. A nearby line
+    or label box can outscore a thin side, but not in the colour of the other sides."""
+    best, best_key = None, (1, 0.0)
+    for seed in (c for candidates in options for c in candidates):
+        chosen = [_nearest(candidates, seed.lab, seed.width) for candidates in options]
+        chosen = [c for c in chosen if c is not None]
+        key = (len(chosen), sum(c.contrast for c in chosen))
+        if key > best_key:
+            best, best_key = chosen, key
+    if best is None:
+        return None
+    return np.median(np.array([c.lab for c in best]), axis=0), float(np.median([c.width for c in best]))
+
+
+def _nearest(candidates: list[Side], colour, width: float, approx: float | None = None) -> Side | None:
+    """The candidate most like a stroke of `colour` (Lab) and `width` px, if any is alike; with
+    `approx`, of the strong ones alike, the nearest to it (another box's side of the same colour
+    can be a few px off)."""
+    alike = [c for c in candidates if _alike(c.lab, colour, min(c.width, width)) and abs(c.width - width) <= WIDTH_SPREAD]
+    if approx is not None and alike:
+        # two strong strokes of the box's colour: the one where the corner finder put the side (a
+        # stroke's anti-aliased fringe is a weaker candidate beside it, and does not compete)
+        strong = [c for c in alike if c.contrast >= STRONG * max(a.contrast for a in alike)]
+        chosen = min(strong, key=lambda c: abs(c.pos - approx))
+        if any(abs(c.pos - approx) <= NEIGHBOUR and abs(c.pos - chosen.pos) >= SEPARATE for c in strong):
+            return None  # two lines of the box's colour a few px apart: which is this side cannot be told
+        return chosen
+    return min(alike, key=lambda c: np.linalg.norm(np.subtract(c.lab, colour)) / COLOUR_SPREAD
+               + abs(c.width - width) / 2, default=None)
+
+
+def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float) -> Outline | None:
+    """The Outline at `box` in `colour`, or None when some visible side is not of that colour
+    along most of its length or up to its corners, or two lines cross at a corner."""
+    H, W = lab.shape[:2]
+    x0, y0, x1, y1 = box
+    half = width / 2
+    # a thin anti-aliased line is seen blended with whatever lies behind it: its colour varies more
+    tau = float(np.clip(0.7 * contrast, 12.0, 45.0) if width <= THIN else np.clip(0.45 * contrast, 8.0, 35.0))
+    # (across: row or column of the side, from, to along it, transposed: a vertical side)
+    sides = [(y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)]
+    coverages, colours, runs_on = [], [], []
+    for across, start, end, transposed in sides:
+        limit_across, limit_along = (W, H) if transposed else (H, W)
+        if not _visible(across, width, limit_across):
+            runs_on.append((False, False))
+            continue
+        line = _Line(lab, across, transposed, colour, tau)
+        along = np.arange(int(np.ceil(start + half + 1)), int(np.floor(end - half - 1)) + 1)
+        along = along[(along >= 0) & (along < limit_along)]
+        if len(along) < MIN_SIDE // 2:
+            return None
+        hit = line.inked(along)
+        coverage = float(hit.mean())
+        if not _visible(end, width, limit_along) and hit[-REACH:].mean() < INTO_BORDER:
+            return None  # the far side stands for a box cut off by the border: this side must run into it
+        # the top-left corner needs no reach: the label is written over it (inside the box when there
+        # is no room above), and the corner finder saw that corner with its label
+        labelled_corner = not transposed and across == y0 or transposed and across == x0
+        if coverage < MIN_COVERAGE or not _reaches_corners(hit, line.lightness(along), float(colour[0]),
+                                                           check_start=not labelled_corner):
+            return None
+        runs_on.append(tuple(line.runs_on(corner_at, sign, half, limit_along)
+                             for sign, corner_at in ((-1, start), (1, end))))
+        coverages.append(coverage)
+        colours.append(np.median(line.pixels(along[hit]), axis=0))
+    top, bottom, left, right = runs_on
+    # a box's lines stop at its corners: a line going on is another box's line (the rectangle
+    # between two overlapping boxes' crossings, or one box's corner with another's far corner).
+    # A box's corner that happens to lie on another box's line is lost with them (MarkerError).
+    # Not checked at the top-left corner: the label is written there, and the corner finder read
+    # the corner with its label.
+    if top[1] or right[0] or bottom[0] or left[1] or bottom[1] or right[1]:
+        return None
+    if len(coverages) < 2:
+        return None
+    measured = np.median(np.array(colours), axis=0)
+    if any(not _alike(c, measured, width) for c in colours):
+        return None
+    return Outline(float(x0), float(y0), float(x1), float(y1), float(width), tuple(float(v) for v in measured),
+                   float(contrast), min(coverages), len(coverages))
+
+
+class _Line:
+    """The pixels of one side's stroke: the rows (columns, when transposed) within 1 px of
+    `across`, and whether each position along it is of the box's colour (within tau Lab units)."""
+
+    def __init__(self, lab: np.ndarray, across: float, transposed: bool, colour: np.ndarray, tau: float) -> None:
+        limit = lab.shape[1] if transposed else lab.shape[0]
+        self.row = int(round(across))
+        self.band = [r for r in (self.row - 1, self.row, self.row + 1) if 0 <= r < limit]
+        self.lab, self.transposed, self.colour, self.tau, self.limit = lab, transposed, colour, tau, limit
+
+    def pixels(self, along: np.ndarray, rows=None) -> np.ndarray:
+        """(n, k, 3) Lab at positions `along` in rows `rows` (default: the centre row only, (n, 3))."""
+        if rows is None:
+            return self.lab[along, self.row] if self.transposed else self.lab[self.row, along]
+        return self.lab[along][:, rows] if self.transposed else self.lab[rows][:, along].transpose(1, 0, 2)
+
+    def inked(self, along: np.ndarray) -> np.ndarray:
+        """(n,) bool: of the box's colour (within tau), or much nearer to it than the scene just
+        beside the stroke on both sides (a thin anti-aliased line blended with a busy scene)."""
+        distance = np.linalg.norm(self.pixels(along, self.band) - self.colour, axis=-1).min(axis=1)
+        beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
+        if len(beside) < 2:
+            return distance <= self.tau
+        scene = np.linalg.norm(self.pixels(along, beside) - self.colour, axis=-1).min(axis=1)
+        return (distance <= self.tau) | (distance <= RELATIVE_INK * scene)
+
+    def lightness(self, along: np.ndarray) -> np.ndarray:
+        return self.pixels(along)[:, 0]
+
+    def runs_on(self, corner: float, sign: int, half: float, limit_along: int) -> bool:
+        """Whether the stroke goes on past `corner` in direction `sign` (-1: towards 0)."""
+        along = np.round(corner + sign * (np.arange(RUN_ON[0], RUN_ON[1] + 1) + half)).astype(int)
+        along = along[(along >= 0) & (along < limit_along)]
+        return len(along) >= 4 and bool(self.inked(along).mean() > MAX_RUN_ON)
+
+
+def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: float, check_start: bool = True) -> bool:
+    """Whether a side (hit: (n,) drawn along it; lightness: (n,) L on its centre line) is drawn
+    up to both its corners, as a box's side is. A side of the rectangle between two overlapping
+    boxes stops short of a corner where it meets the other box's line (a T, not a corner). A
+    stretch covered by a label's dark box (drawn inside the box when there is no room above)
+    is excused: it is darker than BOX_DARK where the line is not. check_start: whether the
+    start (the end nearer 0) is checked too."""
+    for zone in ((slice(0, REACH),) if check_start else ()) + (slice(-REACH, None),):
+        if hit[zone].mean() >= MIN_REACH:
+            continue
+        hidden = (lightness[zone] < BOX_DARK).mean() >= MIN_REACH and own_lightness >= BOX_DARK + 10
+        if not hidden:
+            return False
+    return True

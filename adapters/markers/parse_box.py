@@ -1,0 +1,149 @@
+"""Read drawn boxes (Object_Localization): which labelled box is where, or why it cannot be said.
+
+The corner finder proposes each label's top-left corner (where the label is written) and every
+rectangle's bottom-right corner; box_outline fits and checks the outline between a candidate
+corner and each bottom-right corner (or the image's border, for a box cut off there). Labels go
+to the corners that start an outline one-to-one, by the finder's readings (`_assign`); a label
+is placed only when its corner wins decisively and exactly one drawn outline starts there.
+Anything else leaves it missing with the reason, so a question is never answered from a
+guessed box.
+
+    markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+
+from .box_outline import MIN_SIDE, Outline, fit_outline
+from .centre_finder import Proposal
+from .corner_finder import BOX_LABELS, CornerFinder
+from .detect import to_lab
+from .scenes import FAR_CORNER
+from .types import Marker
+
+MIN_EVIDENCE = 0.15  # a proposal is a candidate corner when it reads this much as some expected label
+MAX_CORNERS = 7  # the most candidate corners weighed (the strongest)
+UNPLACED = 0.2  # what leaving a label without a corner weighs (a lone reading must reach DECISIVE x this)
+DECISIVE = 3.0  # the best assignment must beat every one that places a label elsewhere by this factor
+BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
+FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
+SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
+CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
+
+
+def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder
+               ) -> tuple[dict[str, Marker], dict[str, str], list[Outline]]:
+    """Boxes of `labels` on an (H, W, 3) uint8 RGB image: (label -> Marker with its box, label ->
+    why it was not placed, every outline fitted).
+
+    Candidate corners are the proposals that read as some expected label and start a drawn
+    outline. Labels go to corners one-to-one, by the product of the finder's readings (a label
+    may stay unplaced at UNPLACED); a label is placed only when every assignment that puts it
+    elsewhere scores DECISIVE times less, so a corner read as B and C goes to C when B's corner
+    is plain elsewhere, and stays unplaced when it is not."""
+    H, W = rgb.shape[:2]
+    lab = to_lab(rgb)
+    proposals = finder.find(rgb)
+    fars = [p for p in proposals if p.scores[FAR_CORNER] >= FAR_MIN_SCORE]
+    missing = {l: f"{l!r} is not a box label ({', '.join(BOX_LABELS)})" for l in labels if l not in BOX_LABELS}
+    wanted = [l for l in labels if l in BOX_LABELS]
+    read = sorted((p for p in proposals if max((p.scores[l] for l in wanted), default=0) >= MIN_EVIDENCE),
+                  key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
+    corners, outlines_at, outlines = [], [], []
+    for p in read:
+        found = _outlines_from(lab, p, fars, W, H)
+        outlines += found
+        if found:
+            corners.append(p)
+            outlines_at.append(found)
+    choice, doubtful = _assign(wanted, corners)
+    markers: dict[str, Marker] = {}
+    for label, k in zip(wanted, choice):
+        if k is None:
+            missing[label] = f"no box corner read as {label} starts a drawn outline"
+        elif label in doubtful:
+            missing[label] = doubtful[label]
+        elif len(outlines_at[k]) > 1:
+            missing[label] = (f"{len(outlines_at[k])} drawn outlines start at the corner read as {label} "
+                              f"({corners[k].x:.0f}, {corners[k].y:.0f}): which is its box is unclear")
+        else:
+            o, score = outlines_at[k][0], corners[k].scores[label]
+            markers[label] = Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(score, o.coverage), box=o.box,
+                                    ring_width=o.width)
+    for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
+        twins = [other for other, m in markers.items() if other != label and m.box == marker.box]
+        if twins:
+            missing[label] = f"its box is also read as {', '.join(twins)}"
+    markers = {label: m for label, m in markers.items() if label not in missing}
+    return markers, missing, outlines
+
+
+def _assign(labels: list[str], corners: list[Proposal]) -> tuple[tuple[int | None, ...], dict[str, str]]:
+    """(the best one-to-one choice of a corner index, or None, per label; label -> why its
+    choice is in doubt). Exhaustive: at most 5 labels and MAX_CORNERS corners."""
+    scored = []
+    for choice in itertools.product([None, *range(len(corners))], repeat=len(labels)):
+        taken = [k for k in choice if k is not None]
+        if len(taken) != len(set(taken)):
+            continue
+        weight = float(np.prod([UNPLACED if k is None else corners[k].scores[l] for l, k in zip(labels, choice)]))
+        scored.append((weight, choice))
+    best_weight, best = max(scored, key=lambda t: t[0])
+    doubtful = {}
+    for i, label in enumerate(labels):
+        rival = max(((w, c) for w, c in scored if c[i] != best[i]), key=lambda t: t[0], default=None)
+        if best[i] is not None and rival is not None and rival[0] * DECISIVE > best_weight:
+            where = "unplaced" if rival[1][i] is None else f"({corners[rival[1][i]].x:.0f}, {corners[rival[1][i]].y:.0f})"
+            doubtful[label] = (f"the corner read as {label} at ({corners[best[i]].x:.0f}, {corners[best[i]].y:.0f}) "
+                               f"is in doubt: {label} may as well be {where}")
+    return best, doubtful
+
+
+def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: int, H: int) -> list[Outline]:
+    """Every distinct verified outline from `corner` to a proposed bottom-right corner.
+
+    A box cut off by the image's border has its far corner on or past the border, where the
+    finder sees only part of it: a proposed far corner within BORDER_NEAR px of the border that
+    gives no outline is tried again with its x, its y or both on the border, and the image's
+    corner is tried when no corner gave one. (Not every corner: a box 8 px from the border, with
+    another box's side between it and the border, passes with the border standing in for its side.)"""
+    found: list[Outline] = []
+
+    def tried(x1: float, y1: float) -> bool:
+        if x1 < corner.x + MIN_SIDE or y1 < corner.y + MIN_SIDE:
+            return False
+        outline = fit_outline(lab, (corner.x, corner.y, x1, y1))
+        if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
+            return False
+        if not any(_same(outline, o) for o in found):
+            found.append(outline)
+        return True
+
+    for p in fars:
+        if not tried(p.x, p.y):
+            near_x, near_y = p.x >= W - 1 - BORDER_NEAR, p.y >= H - 1 - BORDER_NEAR
+            any([near_x and tried(W - 1.0, p.y), near_y and tried(p.x, H - 1.0)]) or (
+                near_x and near_y and tried(W - 1.0, H - 1.0))
+    if not found:
+        tried(W - 1.0, H - 1.0)
+    # a side near the border also passes with the border standing in for it: the border's
+    # outline is the same box, and the one with the side seen is where it is drawn
+    return [o for o in found if not any(_border_twin(o, other, W, H) for other in found if other is not o)]
+
+
+def _border_twin(a: Outline, b: Outline, W: int, H: int) -> bool:
+    """Whether `a` is `b` with the image's border standing in for a far side of `b`'s."""
+    borders = [a.x1 == W - 1.0 and b.x1 != W - 1.0, a.y1 == H - 1.0 and b.y1 != H - 1.0]
+    if not any(borders):
+        return False
+    near = [abs(a.x0 - b.x0) < SAME_BOX, abs(a.y0 - b.y0) < SAME_BOX,
+            borders[0] or abs(a.x1 - b.x1) < SAME_BOX, borders[1] or abs(a.y1 - b.y1) < SAME_BOX]
+    return all(near)
+
+
+def _same(a: Outline, b: Outline) -> bool:
+    return max(abs(np.subtract(a.box, b.box))) < SAME_BOX

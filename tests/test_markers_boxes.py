@@ -1,0 +1,210 @@
+"""Drawn boxes: the outline fit (box_outline), the rules that turn corner proposals into labelled
+boxes (parse_box, with set proposals), the corner finder's training data and script, and the
+parser's box path end to end."""
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+import adapters.markers.parse as parse
+from adapters.markers import MarkerError, find_markers
+from adapters.markers.box_outline import fit_outline
+from adapters.markers.corner_finder import CORNER_CLASSES, CornerFinder
+from adapters.markers.detect import to_lab
+from adapters.markers.parse_box import read_boxes
+from adapters.markers.render import MarkerStyle, draw_boxes
+from adapters.markers.scenes import FAR_CORNER, box_training_scene, jpeg, random_boxes
+from adapters.questions import MCQuestion, QuestionSource
+from train.markers_corners import main as train_main
+
+from marker_oracles import OracleFinder, trained_and_continued
+
+BOXES = {"A": (40.3, 50.6, 190.2, 170.4), "B": (75.8, 30.2, 230.5, 150.7)}  # overlapping, every side >= 5 px apart
+
+
+def noisy(seed=0, h=220, w=280):
+    rng = np.random.default_rng(seed)
+    field = rng.normal(128, 30, (h // 4 + 1, w // 4 + 1, 3))
+    field = np.kron(field, np.ones((4, 4, 1)))[:h, :w] + rng.normal(0, 6, (h, w, 3))
+    return np.clip(field, 0, 255).astype(np.uint8)
+
+
+def corners_of(boxes, score=0.9, far=0.8):
+    """Oracle proposals at every box's top-left (its label) and bottom-right corner."""
+    out = []
+    for label, (x0, y0, x1, y1) in boxes.items():
+        out += [(x0, y0, {label: score}), (x1, y1, {FAR_CORNER: far})]
+    return OracleFinder(out, CORNER_CLASSES)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4])
+@pytest.mark.parametrize("polarity", ["colour", "box"])
+def test_outline_fit_recovers_each_box_from_a_rough_guess(width, polarity):
+    style = MarkerStyle(colour=(230, 20, 20), ring_width=width, polarity=polarity, label_height=12)
+    image = jpeg(draw_boxes(noisy(width), BOXES, style), 85)
+    lab = to_lab(image)
+    rng = np.random.default_rng(width)
+    for truth in BOXES.values():
+        outline = fit_outline(lab, tuple(np.add(truth, rng.uniform(-2.5, 2.5, 4))))
+        assert outline is not None and outline.sides_seen == 4
+        assert max(abs(np.subtract(outline.box, truth))) <= 1.0
+
+
+def test_the_rectangle_between_two_crossing_boxes_is_not_a_box():
+    image = draw_boxes(noisy(1), BOXES, MarkerStyle(ring_width=2))
+    lab = to_lab(image)
+    a, b = BOXES["A"], BOXES["B"]
+    between = (b[0], a[1], a[2], b[3])  # where B's left and bottom sides cross A's top and right sides
+    assert fit_outline(lab, between) is None
+    assert fit_outline(lab, tuple(np.add(a, 30))) is None  # plain scene: nothing drawn there
+
+
+def test_a_box_cut_by_the_border_is_fitted_on_the_sides_in_the_image():
+    image = draw_boxes(noisy(2), {"A": (120.4, 60.3, 290.0, 160.6)}, MarkerStyle(colour=(0, 80, 255), ring_width=3))
+    outline = fit_outline(to_lab(image), (121.0, 59.0, 279.0, 161.0))  # the right side is past the border
+    assert outline is not None and outline.sides_seen == 3
+    assert max(abs(np.subtract(outline.box[:2], (120.4, 60.3)))) <= 1.0 and abs(outline.y1 - 160.6) <= 1.0
+
+
+def test_a_side_just_inside_the_border_is_not_taken_for_a_cut_off_box():
+    truth = (60.4, 50.3, 200.2, 236.6)  # the bottom side 2.4 px from the last row
+    image = draw_boxes(noisy(11, h=240), {"A": truth}, MarkerStyle(ring_width=2))
+    outline = fit_outline(to_lab(image), (60.0, 50.0, 200.0, 239.0))  # tried with the border standing in
+    assert outline is not None and max(abs(np.subtract(outline.box, truth))) <= 1.0  # (too near the border to verify)
+
+
+def test_boxes_are_placed_where_the_corners_and_outlines_agree():
+    image = draw_boxes(noisy(3), BOXES, MarkerStyle(ring_width=2, polarity="box"))
+    markers, missing, outlines = read_boxes(image, ["A", "B"], corners_of(BOXES))
+    assert not missing and len(outlines) == 2
+    for label, truth in BOXES.items():
+        assert max(abs(np.subtract(markers[label].box, truth))) <= 1.0
+        assert markers[label].xy == pytest.approx(((truth[0] + truth[2]) / 2, (truth[1] + truth[3]) / 2), abs=1.0)
+
+
+def test_doubtful_corners_leave_the_label_missing_with_the_reason():
+    image = draw_boxes(noisy(4), BOXES, MarkerStyle(ring_width=2))
+    a, b = BOXES["A"], BOXES["B"]
+    two_a = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"A": 0.8}),
+                          (a[2], a[3], {FAR_CORNER: 0.9}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], two_a)
+    assert not markers and "A may as well be (76, 30)" in missing["A"] and "no box corner read as B" in missing["B"]
+    one_corner = OracleFinder([(a[0], a[1], {"A": 0.9, "B": 0.6}), (a[2], a[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], one_corner)
+    assert not markers and "is in doubt" in missing["A"] and "no box corner read as B" in missing["B"]
+
+
+def test_a_corner_read_as_two_labels_goes_to_the_one_not_plain_elsewhere():
+    boxes = {**BOXES, "C": (20.5, 120.3, 120.4, 200.6)}
+    image = draw_boxes(noisy(10), boxes, MarkerStyle(ring_width=2))
+    (a, b, c) = (boxes[k] for k in "ABC")
+    finder = OracleFinder([(a[0], a[1], {"A": 0.95}), (b[0], b[1], {"B": 0.65, "C": 0.6}), (c[0], c[1], {"C": 0.95}),
+                           *((box[2], box[3], {FAR_CORNER: 0.9}) for box in (a, b, c))], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B", "C"], finder)
+    assert not missing
+    assert max(abs(np.subtract(markers["B"].box, b))) <= 1.0 and max(abs(np.subtract(markers["C"].box, c))) <= 1.0
+    # without C's own corner, the corner read as B and C is B's or C's: neither is placed
+    finder.proposals = [p for p in finder.proposals if p[:2] != (c[0], c[1])]
+    markers, missing, _ = read_boxes(image, ["A", "B", "C"], finder)
+    assert set(markers) == {"A"} and "in doubt" in missing["B"]
+
+
+def test_a_label_corner_with_no_outline_is_missing_not_guessed():
+    image = noisy(5)  # nothing drawn: the corners are the finder's mistake
+    markers, missing, _ = read_boxes(image, ["A", "B"], corners_of(BOXES))
+    assert not markers and all("starts a drawn outline" in missing[label] for label in "AB")
+
+
+def test_the_far_corner_may_be_the_border():
+    truth = (150.3, 40.4, 279.0, 120.5)  # the right side lies on the last column: cut in half
+    image = draw_boxes(noisy(6), {"A": truth}, MarkerStyle(ring_width=3))
+    # the far corner is proposed a little inside (the finder sees only its inner half); its x is
+    # taken from the border instead, as no stroke stands out there on both sides
+    finder = OracleFinder([(150.3, 40.4, {"A": 0.9}), (276.0, 121.0, {FAR_CORNER: 0.7})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A"], finder)
+    assert not missing and max(abs(np.subtract(markers["A"].box, truth)[[0, 1, 3]])) <= 1.0
+
+
+def localization_question(image, idx="val_Object_Localization_1"):
+    pil = Image.fromarray(image)
+    return MCQuestion(idx, "Object_Localization", "Which box fits the car best?", ("Box A", "Box B"), None,
+                      QuestionSource("blink", "val"), _image_loader=lambda: [pil])
+
+
+def test_parser_reads_boxes_for_object_localization(monkeypatch):
+    image = draw_boxes(noisy(7), BOXES, MarkerStyle(ring_width=3))
+    monkeypatch.setattr(parse, "default_corner_finder", lambda: corners_of(BOXES))
+    found = find_markers(localization_question(image))
+    for label, truth in BOXES.items():
+        assert max(abs(np.subtract(found.marker("image_1", label).box, truth))) <= 1.0
+    assert set(found.to_json()["image_1"]["A"]) >= {"xy", "box", "confidence"}
+
+
+def test_without_corner_finder_weights_the_error_says_what_to_do(monkeypatch):
+    monkeypatch.setattr(parse, "default_corner_finder", lambda: None)
+    with pytest.raises(MarkerError, match=r"train\.markers_corners.*--markers FILE") as caught:
+        find_markers(localization_question(noisy(8), idx="val_Object_Localization_2"))
+    assert caught.value.missing == {"image_1": ["A", "B"]}
+
+
+def test_random_boxes_keep_apart_and_inside():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        boxes = list(random_boxes(rng, ["A", "B", "C"], 240, 320).values())
+        for i, a in enumerate(boxes):
+            assert 3 <= a[0] < a[2] <= 317 and 3 <= a[1] < a[3] <= 237 and a[2] - a[0] >= 30
+            for b in boxes[i + 1:]:
+                assert min(abs(a[k] - b[k]) for k in range(4)) >= 5 and np.hypot(a[0] - b[0], a[1] - b[1]) >= 25
+
+
+def test_training_scene_marks_every_corner():
+    scene = box_training_scene(np.random.default_rng(1), ["hershey-simplex"])
+    labelled = [p for p in scene.points if p[2] != FAR_CORNER]
+    assert [p[2] for p in labelled] == sorted(p[2] for p in labelled) and labelled[0][2] == "A"
+    assert sum(p[2] == FAR_CORNER for p in scene.points) >= len(labelled)  # decoy rectangles' far corners too
+
+
+def test_corner_training_script_writes_weights_with_their_record(tmp_path):
+    finder, _ = trained_and_continued(train_main, CornerFinder, tmp_path / "corners.safetensors",
+                                      ["--batch", "2", "--width", "4"])
+    assert finder.net.classes == CORNER_CLASSES and finder.record["images"] == 4
+    assert all(set(p.scores) == set(CORNER_CLASSES) for p in finder.find(noisy(9, 101, 130), min_score=0.0))
+
+
+def adversarial_scene(seed, decoy_letter):
+    """Boxes A, B (a near miss of A: every side moved 6-12 px) and C (running into the border),
+    an unlabelled rectangle of the same colour, and with `decoy_letter` a same-colour rectangle
+    labelled with a letter that is no label ("F"); JPEG. Returns (image, true boxes)."""
+    rng = np.random.default_rng(seed)
+    a = (float(rng.uniform(20, 60)), float(rng.uniform(25, 50)), float(rng.uniform(150, 200)), float(rng.uniform(120, 160)))
+    b = tuple(float(v) for v in np.add(a, rng.uniform(6, 12, 4) * rng.choice([-1, 1], 4)))
+    c = (float(rng.uniform(200, 230)), float(rng.uniform(150, 170)), 279.0, float(rng.uniform(200, 215)))
+    style = MarkerStyle(colour=(230, 20, 20), ring_width=int(rng.integers(1, 5)), polarity=str(rng.choice(["colour", "box"])),
+                        label_height=float(rng.uniform(9, 15)))
+    image = draw_boxes(noisy(20 + seed), {"A": a, "B": b, "C": c}, style)
+    if decoy_letter:
+        image = draw_boxes(image, {"F": (5.0, 170.0, 60.0, 210.0)}, style)
+    cv2.rectangle(image, (230, 20), (270, 120), style.colour, style.ring_width)  # unlabelled, same colour
+    return jpeg(image, 85), {"A": a, "B": b, "C": c}
+
+
+def right_or_missing(image, truth):
+    from adapters.markers.corner_finder import default_corner_finder
+    markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder())
+    assert set(markers) | set(missing) == set(truth)
+    return all(max(abs(np.subtract(markers[label].box, box))) <= 2.0 for label, box in truth.items() if label in markers)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_adversarial_boxes_are_right_or_missing_never_wrong(seed):
+    """With the shipped corner finder: a near-miss box, an unlabelled rectangle of the same
+    colour, a box running into the border; every label comes back within 2 px of its box or
+    missing, never elsewhere."""
+    assert right_or_missing(*adversarial_scene(seed, decoy_letter=False))
+
+
+@pytest.mark.xfail(strict=True, reason="known weakness: the corner finder reads a non-label letter (F) at a "
+                                       "same-colour rectangle as a label (B or C) on some images")
+def test_a_rectangle_labelled_with_a_non_label_letter_is_never_read_as_a_box():
+    assert all(right_or_missing(*adversarial_scene(seed, decoy_letter=True)) for seed in range(6))
