@@ -116,6 +116,15 @@ def test_a_label_corner_with_no_outline_is_missing_not_guessed():
     assert not markers and all("starts a drawn outline" in missing[label] for label in "AB")
 
 
+def test_one_outline_read_from_two_corners_is_neither_labels():
+    a = BOXES["A"]
+    image = draw_boxes(noisy(12), {"A": a}, MarkerStyle(ring_width=2))
+    finder = OracleFinder([(a[0], a[1], {"A": 0.9}), (a[0] + 2.5, a[1] + 2.0, {"B": 0.9}), (a[2], a[3], {FAR_CORNER: 0.9})],
+                          CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert not markers and "also read as B" in missing["A"] and "also read as A" in missing["B"]
+
+
 def test_the_far_corner_may_be_the_border():
     truth = (150.3, 40.4, 279.0, 120.5)  # the right side lies on the last column: cut in half
     image = draw_boxes(noisy(6), {"A": truth}, MarkerStyle(ring_width=3))

@@ -75,7 +75,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder
             markers[label] = Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(score, o.coverage), box=o.box,
                                     ring_width=o.width)
     for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
-        twins = [other for other, m in markers.items() if other != label and m.box == marker.box]
+        twins = [other for other, m in markers.items()
+                 if other != label and max(abs(np.subtract(m.box, marker.box))) < SAME_BOX]
         if twins:
             missing[label] = f"its box is also read as {', '.join(twins)}"
     markers = {label: m for label, m in markers.items() if label not in missing}
