@@ -30,8 +30,7 @@ from adapters.markers.corner_finder import CornerFinder, default_corner_finder  
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse_box import read_boxes  # noqa: E402
-from adapters.markers.render import MarkerStyle, draw_boxes  # noqa: E402
-from adapters.markers.scenes import BOX_LABEL_SETS, background, jpeg, load_photos, random_boxes  # noqa: E402
+from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case, load_photos  # noqa: E402
 
 TOLERANCE = 2.0  # px every coordinate of a found box may be off
 
@@ -51,12 +50,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     seconds = 0.0
     for _ in range(n):
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
-        image, kind = background(rng, height, width, photos)
-        style = MarkerStyle.random(rng, fonts=fonts)
-        boxes = random_boxes(rng, labels, height, width)
-        drawn = draw_boxes(image, boxes, style)
-        if rng.uniform() < 0.7:
-            drawn = jpeg(drawn, int(rng.integers(70, 96)))
+        drawn, boxes, style, kind = benchmark_case(rng, labels, photos, height, width, fonts, boxes=True)
         start = time.perf_counter()
         markers, missing, _ = read_boxes(drawn, labels, finder)
         seconds += time.perf_counter() - start

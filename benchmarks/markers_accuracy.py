@@ -28,20 +28,13 @@ from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse import parse_image  # noqa: E402
 from adapters.markers.patch_reader import default_patch_reader  # noqa: E402
-from adapters.markers.render import MarkerStyle, draw_points  # noqa: E402
-from adapters.markers.scenes import background, jpeg, load_photos, random_points  # noqa: E402,F401
+from adapters.markers.scenes import benchmark_case, jpeg, load_photos  # noqa: E402,F401 (jpeg: the tests' import)
 
 
 def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: list[str]):
     """(image, true points, style, background kind) of one rendered question image."""
     labels = [["A", "B"], ["A", "B", "C", "D"], ["REF"], ["A", "B", "C"]][int(rng.integers(4))]
-    image, kind = background(rng, height, width, photos)
-    style = MarkerStyle.random(rng, fonts=fonts)
-    points = random_points(rng, labels, height, width)
-    drawn = draw_points(image, points, style)
-    if rng.uniform() < 0.7:
-        drawn = jpeg(drawn, int(rng.integers(70, 96)))
-    return drawn, points, style, kind
+    return benchmark_case(rng, labels, photos, height, width, fonts)
 
 
 def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, photos=None,

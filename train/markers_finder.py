@@ -16,24 +16,36 @@ import json
 import torch
 
 from adapters.markers.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
+from adapters.markers.labels import LABELS
 from train.rendered_fit import SceneSamples, arguments, fit
 
 
 class SceneStream(SceneSamples):
-    """(image (3, H, W), heat (L, h, w), offset (2, h, w), centres (h, w)): one per scene."""
+    """(image (3, H, W), heat (C, h, w), offset (2, h, w), centres (h, w)): one per scene, with a
+    heatmap per class of `classes` at the scene's points of that class (points of class None,
+    the decoys, get none)."""
+
+    classes: tuple[str, ...] = LABELS
 
     def samples(self, scene, rng):
         image = to_input(scene.image)[0]
-        targets = heat_targets([p for p in scene.points if p[2] is not None], *image.shape[-2:])
+        points = [p for p in scene.points if p[2] is not None]
+        targets = heat_targets(points, *image.shape[-2:], classes=self.classes)
         yield (image, *(torch.from_numpy(t) for t in targets))
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=5000, batch=16, lr=2e-3).parse_args(argv)
-    record = fit(CentreFinder, SceneStream, centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
+def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weights, steps: int, description: str,
+                   argv: list[str] | None) -> int:
+    """The command line of a heatmap network's training script (`steps`: its shipped run's)."""
+    args = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3).parse_args(argv)
+    record = fit(network, stream, centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
                  args.workers, args.lr, args.init, unit="images")
     print(json.dumps(record))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return train_heatmaps(CentreFinder, SceneStream, WEIGHTS, 5000, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ the accuracy benchmark (benchmarks/markers_accuracy.py) and the patch reader's t
     training_scene(rng, fonts) -> TrainingScene        markers plus unlabelled decoys, for the reader
     random_boxes(rng, labels, h, w) -> {label: (x0, y0, x1, y1)}
     box_training_scene(rng, fonts) -> TrainingScene    labelled boxes plus decoys, for the corner finder
+    benchmark_case(rng, labels, photos, h, w, fonts, boxes) -> (image, truth, style, kind)   for the benchmarks
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from PIL import Image
 from ..synthetic.textures import procedural_texture
 from .fonts import font_by_name, text_mask
 from .labels import REF
-from .render import MarkerStyle, draw_boxes, draw_points_layout
+from .render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
 
 PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "images"
 
@@ -217,3 +218,17 @@ def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int =
     for label, (x0, y0, x1, y1) in boxes.items():
         out += [(x0, y0, label), (x1, y1, FAR_CORNER)]
     return TrainingScene(image, out, style)
+
+
+def benchmark_case(rng: np.random.Generator, labels: list[str], photos: list[np.ndarray], height: int, width: int,
+                   fonts: list[str], boxes: bool = False):
+    """One rendered benchmark image: `labels` drawn as points (random_points) or boxes
+    (random_boxes) in a random style on a background of any kind (photos too), JPEG at 70-95 for
+    70% of them. Returns (image, {label: truth}, style, background kind)."""
+    image, kind = background(rng, height, width, photos)
+    style = MarkerStyle.random(rng, fonts=fonts)
+    truth = random_boxes(rng, labels, height, width) if boxes else random_points(rng, labels, height, width)
+    drawn = (draw_boxes if boxes else draw_points)(image, truth, style)
+    if rng.uniform() < 0.7:
+        drawn = jpeg(drawn, int(rng.integers(70, 96)))
+    return drawn, truth, style, kind
