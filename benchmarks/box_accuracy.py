@@ -47,8 +47,9 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     groups = collections.defaultdict(lambda: collections.Counter())  # group -> right, wrong, boxes
     images = collections.Counter()
     reasons = collections.Counter()
+    wrong_boxes = []  # each wrong silent box, to look at (`scenes.benchmark_case` renders image i again)
     seconds = 0.0
-    for _ in range(n):
+    for i in range(n):
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
         drawn, boxes, style, kind = benchmark_case(rng, labels, photos, height, width, fonts, boxes=True)
         start = time.perf_counter()
@@ -60,6 +61,9 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
             right = marker is not None and max(abs(np.subtract(marker.box, truth))) <= TOLERANCE
             wrong = marker is not None and not right
             wrong_here += int(wrong)
+            if wrong:
+                wrong_boxes.append({"image": i, "label": label, "truth": [round(float(v), 1) for v in truth],
+                                    "found": [round(float(v), 1) for v in marker.box], "answered": not missing})
             if label in missing:
                 reasons[missing[label].split(" (")[0].split(":")[0]] += 1
             for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if style.font in HELD_OUT_FONTS
@@ -73,7 +77,8 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
             "corner_finder_sha256": finder.record.get("sha256"), **figures,
             "images_answered": int(images["answered"]), "images_answered_wrong": int(images["answered_wrong"]),
-            "why_missing": dict(reasons.most_common()), "seconds_per_image": round(seconds / n, 4)}
+            "why_missing": dict(reasons.most_common()), "wrong_boxes": wrong_boxes[:20],
+            "seconds_per_image": round(seconds / n, 4)}
 
 
 def main() -> None:

@@ -30,6 +30,16 @@ def noisy(seed=0, h=220, w=280):
     return np.clip(field, 0, 255).astype(np.uint8)
 
 
+def outlines_only(image, boxes, width=2, colour=(255, 0, 0)):
+    """The boxes' outlines without their labels: the parser then has only the finder's readings
+    (no word at a corner for box_label to read), which the assignment tests need."""
+    image = image.copy()
+    for x0, y0, x1, y1 in boxes.values():
+        cv2.rectangle(image, (round(x0 * 16), round(y0 * 16)), (round(x1 * 16), round(y1 * 16)), colour, width,
+                      cv2.LINE_AA, 4)
+    return image
+
+
 def corners_of(boxes, score=0.9, far=0.8):
     """Oracle proposals at every box's top-left (its label) and bottom-right corner."""
     out = []
@@ -84,7 +94,7 @@ def test_boxes_are_placed_where_the_corners_and_outlines_agree():
 
 
 def test_doubtful_corners_leave_the_label_missing_with_the_reason():
-    image = draw_boxes(noisy(4), BOXES, MarkerStyle(ring_width=2))
+    image = outlines_only(noisy(4), BOXES)
     a, b = BOXES["A"], BOXES["B"]
     two_a = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"A": 0.8}),
                           (a[2], a[3], {FAR_CORNER: 0.9}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
@@ -93,6 +103,28 @@ def test_doubtful_corners_leave_the_label_missing_with_the_reason():
     one_corner = OracleFinder([(a[0], a[1], {"A": 0.9, "B": 0.6}), (a[2], a[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], one_corner)
     assert not markers and "is in doubt" in missing["A"] and "no box corner read as B" in missing["B"]
+
+
+def test_the_word_written_at_a_corner_takes_away_a_label_it_clearly_is_not():
+    """The same doubtful finder as above, with the labels drawn: the glyph classifier reads "B"
+    at B's corner, so A is no longer in doubt there (box_label)."""
+    image = draw_boxes(noisy(4), BOXES, MarkerStyle(ring_width=2))
+    a, b = BOXES["A"], BOXES["B"]
+    two_a = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"A": 0.8}),
+                          (a[2], a[3], {FAR_CORNER: 0.9}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], two_a)
+    assert set(markers) == {"A"} and max(abs(np.subtract(markers["A"].box, a))) <= 1.0
+    assert missing["B"].startswith("no box corner read as B")  # the finder read B nowhere
+
+
+@pytest.mark.parametrize("polarity", ["colour", "box"])
+def test_a_box_labelled_with_another_letter_is_not_taken_for_the_label_the_finder_reads(polarity):
+    decoy = (40.3, 60.6, 170.2, 180.4)
+    scene = np.clip(np.random.default_rng(13).normal(150, 8, (220, 280, 3)), 0, 255).astype(np.uint8)
+    image = draw_boxes(scene, {"F": decoy}, MarkerStyle(ring_width=2, polarity=polarity, label_height=12))
+    finder = OracleFinder([(decoy[0], decoy[1], {"B": 0.9}), (decoy[2], decoy[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert not markers and "the word at (40, 61): F reads as another label or letter" in missing["B"]
 
 
 def test_a_corner_read_as_two_labels_goes_to_the_one_not_plain_elsewhere():
@@ -118,7 +150,7 @@ def test_a_label_corner_with_no_outline_is_missing_not_guessed():
 
 def test_one_outline_read_from_two_corners_is_neither_labels():
     a = BOXES["A"]
-    image = draw_boxes(noisy(12), {"A": a}, MarkerStyle(ring_width=2))
+    image = outlines_only(noisy(12), {"A": a})
     finder = OracleFinder([(a[0], a[1], {"A": 0.9}), (a[0] + 2.5, a[1] + 2.0, {"B": 0.9}), (a[2], a[3], {FAR_CORNER: 0.9})],
                           CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
@@ -213,7 +245,36 @@ def test_adversarial_boxes_are_right_or_missing_never_wrong(seed):
     assert right_or_missing(*adversarial_scene(seed, decoy_letter=False))
 
 
-@pytest.mark.xfail(strict=True, reason="known weakness: the corner finder reads a non-label letter (F) at a "
-                                       "same-colour rectangle as a label (B or C) on some images")
 def test_a_rectangle_labelled_with_a_non_label_letter_is_never_read_as_a_box():
+    """The corner finder alone read the "F" rectangle as B or C on some of these images; the
+    word at its corner, read as F, takes those labels away (box_label)."""
     assert all(right_or_missing(*adversarial_scene(seed, decoy_letter=True)) for seed in range(6))
+
+
+def test_a_corner_a_few_px_from_another_boxs_crossing_line_is_fitted():
+    """B's right side crosses A's top side 9 px above B's top-right corner: a crossing, not B's
+    line running on past its corner (which the first run-on rule took it for)."""
+    boxes = {"A": (120.4, 40.3, 260.2, 200.6), "B": (60.6, 49.5, 200.3, 160.4)}
+    image = jpeg(draw_boxes(noisy(14), boxes, MarkerStyle(colour=(230, 20, 20), ring_width=4)), 90)
+    outline = fit_outline(to_lab(image), tuple(np.add(boxes["B"], (1.0, -1.0, 1.0, 1.0))))
+    assert outline is not None and max(abs(np.subtract(outline.box, boxes["B"]))) <= 1.0
+
+
+def test_a_line_going_on_between_two_parallel_lines_still_runs_on():
+    """The rectangle from A's top-left corner to where B's left side meets A's bottom side,
+    with C's top side 6 px above and D's bottom side 6 px below A's bottom side: A's bottom side
+    runs on past that corner, and the parallel lines on both sides do not make it a crossing."""
+    a = (40.3, 50.4, 240.6, 150.5)
+    boxes = {"A": a, "B": (140.2, 20.6, 270.5, 200.3), "C": (150.4, 156.6, 260.3, 210.2), "D": (160.5, 20.5, 250.6, 144.4)}
+    image = draw_boxes(noisy(15), boxes, MarkerStyle(colour=(230, 20, 20), ring_width=2))
+    assert fit_outline(to_lab(image), (a[0], a[1], 140.2, a[3])) is None
+
+
+def test_a_box_ending_a_few_px_short_of_the_border_is_not_taken_for_one_cut_off_there():
+    """Its bottom side 4 px inside the border is hidden (painted over by the scene): with the
+    border standing in for it, the left and right sides would have to run into the border."""
+    truth = (60.4, 50.3, 200.2, 214.6)  # h = 220: the sides end 3 px short of the last row
+    scene = noisy(16)
+    image = draw_boxes(scene, {"A": truth}, MarkerStyle(ring_width=2))
+    image[211:219, 63:198] = scene[211:219, 63:198]  # the bottom side hidden between the sides
+    assert fit_outline(to_lab(image), (60.0, 50.0, 200.0, 219.0)) is None

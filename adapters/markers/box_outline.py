@@ -6,7 +6,8 @@ anti-aliased line on a noisy scene stands out of the noise), centres it to a fra
 and then verifies the rectangle: every side inside the image is drawn in one colour along most of
 its length and up to its corners, and no line runs on past a corner other than the labelled
 top-left one (a line running on is another box's: the rectangle between two overlapping boxes'
-crossings, or a box's corner with another's far corner). A side on or past the image's border is
+crossings, or a box's corner with another's far corner; a line crossing it just past the corner
+is not this one running on). A side on or past the image's border is
 not seen.
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
@@ -30,6 +31,7 @@ MIN_STROKE_CONTRAST = 6.0  # Lab units a side's stroke must differ from the scen
 MIN_COVERAGE = 0.75  # of a visible side's length that must be drawn
 RUN_ON = (3, 10)  # px past a corner (beyond half the stroke) where a side must not go on
 MAX_RUN_ON = 0.5  # ... more than this fraction of that stretch
+CROSSING_BESIDE = 3  # px past half the stroke where a crossing line (not this one going on) is seen
 BESIDE = 2  # px past the stroke's 3-row band where the scene beside it is sampled
 RELATIVE_INK = 0.5  # a pixel this much nearer the box's colour than the scene beside it is ink
 REACH = 8  # px next to each corner (inside half the stroke) where a side must be drawn ...
@@ -279,14 +281,17 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
             runs_on.append((False, False))
             continue
         line = _Line(lab, across, transposed, colour, tau)
-        along = np.arange(int(np.ceil(start + half + 1)), int(np.floor(end - half - 1)) + 1)
+        cut_off = not _visible(end, width, limit_along)  # the border stands in for the far side
+        # a side of a box cut off by the border runs up to the image's last row (column)
+        last = limit_along - 1 if cut_off else int(np.floor(end - half - 1))
+        along = np.arange(int(np.ceil(start + half + 1)), last + 1)
         along = along[(along >= 0) & (along < limit_along)]
         if len(along) < MIN_SIDE // 2:
             return None
         hit = line.inked(along)
         coverage = float(hit.mean())
-        if not _visible(end, width, limit_along) and hit[-REACH:].mean() < INTO_BORDER:
-            return None  # the far side stands for a box cut off by the border: this side must run into it
+        if cut_off and hit[-REACH:].mean() < INTO_BORDER:
+            return None  # a side ending a few px short of the border is a whole box's, its far side unseen
         # the top-left corner needs no reach: the label is written over it (inside the box when there
         # is no room above), and the corner finder saw that corner with its label
         labelled_corner = not transposed and across == y0 or transposed and across == x0
@@ -344,10 +349,22 @@ class _Line:
         return self.pixels(along)[:, 0]
 
     def runs_on(self, corner: float, sign: int, half: float, limit_along: int) -> bool:
-        """Whether the stroke goes on past `corner` in direction `sign` (-1: towards 0)."""
+        """Whether the stroke goes on past `corner` in direction `sign` (-1: towards 0).
+
+        A position does not count where every row (column) across, out to CROSSING_BESIDE px
+        past the stroke's width on both sides, is of the box's colour: a line crossing this one
+        there (another box's side a few px past the corner), not this line going on. Parallel
+        lines of other boxes on both sides leave the scene between them and do count."""
         along = np.round(corner + sign * (np.arange(RUN_ON[0], RUN_ON[1] + 1) + half)).astype(int)
         along = along[(along >= 0) & (along < limit_along)]
-        return len(along) >= 4 and bool(self.inked(along).mean() > MAX_RUN_ON)
+        if len(along) < 4:
+            return False
+        reach = int(np.ceil(half)) + CROSSING_BESIDE
+        across = list(range(self.row - reach, self.row + reach + 1))
+        ink = self.inked(along)
+        if across[0] >= 0 and across[-1] < self.limit:
+            ink &= ~(np.linalg.norm(self.pixels(along, across) - self.colour, axis=-1) <= self.tau).all(axis=1)
+        return bool(ink.mean() > MAX_RUN_ON)
 
 
 def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: float, check_start: bool = True) -> bool:

@@ -349,8 +349,10 @@ def _background_without_ink(patch: np.ndarray, ink: np.ndarray, contrast: float,
     return np.where((norm > 0.05)[..., None], background, median).astype(np.float32)
 
 
-def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], reach: int) -> list[Word]:
-    """Words written in the ring's colour within `reach` px of `circle`, ring pixels excluded.
+def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], reach: int,
+                      drop: np.ndarray | None = None) -> list[Word]:
+    """Words written in the ring's colour within `reach` px of `circle`, ring pixels excluded
+    (and the pixels `drop`, an (H, W) bool mask, marks: a drawn box's strokes).
 
     A pixel is text when its colour lies well on the way from the local background (see
     _background_without_ink) towards the ring colour, and not far off that line: thin anti-aliased or
@@ -370,6 +372,8 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
         # 1.5 px past the ring's measured edge: its anti-aliased, JPEG-smeared rim would
         # otherwise join a label drawn 1-4 px away (the label loses at most a sliver)
         soft[np.hypot(xx - c.x, yy - c.y) <= c.outer + RING_MARGIN] = 0
+    if drop is not None:
+        soft[drop[y0:y1, x0:x1]] = 0
     # a word touching the search window's edge (where that is not the image's edge) is cut:
     # a part of something further away (a neighbour's ring cut to a "C"), never this circle's
     # label, which lies well inside the window; the other circle's own search sees it whole
@@ -378,7 +382,8 @@ def colour_text_words(lab: np.ndarray, circle: Circle, circles: list[Circle], re
                     or (x1 < W and w.rect[2] == x1) or (y1 < H and w.rect[3] == y1))]
 
 
-def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Circle] | None = None) -> list[Word]:
+def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Circle] | None = None,
+                   drop: np.ndarray | None = None) -> list[Word]:
     """Light words on dark filled rectangles within `reach` px of `circle`.
 
     Text first: the glyphs of a boxed label are light regions wholly enclosed by dark pixels
@@ -386,7 +391,8 @@ def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Ci
     pixels touching the box do not change its holes, which is why this beats finding the box as
     a dark component. The box itself is then measured around each word (`_box_around`): a frame
     of dark pixels of about equal width on every side. Pixels of the given rings (default:
-    `circle`'s own) count as light, so a dark ring's inside is never a hole.
+    `circle`'s own) count as light, so a dark ring's inside is never a hole; so do the pixels
+    `drop` (an (H, W) bool mask) marks.
     """
     H, W = lab.shape[:2]
     x0, y0 = max(0, int(circle.x - reach)), max(0, int(circle.y - reach))
@@ -396,6 +402,8 @@ def box_text_words(lab: np.ndarray, circle: Circle, reach: int, circles: list[Ci
     ring = np.zeros(light.shape, bool)
     for c in circles or [circle]:
         ring |= np.abs(np.hypot(xx - c.x, yy - c.y) - c.r) <= c.width / 2 + 1.0
+    if drop is not None:
+        ring |= drop[y0:y1, x0:x1]
     dark = (light < BOX_DARK) & ~ring
     # holes: 4-connected light regions not reaching the crop's edge (8-connectivity would let a
     # JPEG-lightened pixel of a thin pad join the text to the scene diagonally)

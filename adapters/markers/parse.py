@@ -26,7 +26,8 @@ When a different circle for some label costs nearly as much, or a label has no r
 any circle, the parser raises MarkerError instead of guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
-(corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline.
+(corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,
+box_label reads the word written at the corner as a check on the finder's label.
 """
 
 from __future__ import annotations

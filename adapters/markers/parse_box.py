@@ -2,7 +2,9 @@
 
 The corner finder proposes each label's top-left corner (where the label is written) and every
 rectangle's bottom-right corner; box_outline fits and checks the outline between a candidate
-corner and each bottom-right corner (or the image's border, for a box cut off there). Labels go
+corner and each bottom-right corner (or the image's border, for a box cut off there). The word
+written above a corner is read by the glyph classifier (box_label): a corner whose word clearly
+is another label, letter or digit loses the finder's score for the labels it is not. Labels go
 to the corners that start an outline one-to-one, by the finder's readings (`_assign`); a label
 is placed only when its corner wins decisively and exactly one drawn outline starts there.
 Anything else leaves it missing with the reason, so a question is never answered from a
@@ -14,14 +16,17 @@ guessed box.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
+from .box_label import CornerReading, read_corner
 from .box_outline import MIN_SIDE, Outline, fit_outline
 from .centre_finder import Proposal
 from .corner_finder import BOX_LABELS, CornerFinder
 from .detect import to_lab
+from .glyphs import GlyphClassifier, default_classifier
 from .scenes import FAR_CORNER
 from .types import Marker
 
@@ -35,36 +40,40 @@ SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
 
 
-def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder
-               ) -> tuple[dict[str, Marker], dict[str, str], list[Outline]]:
+def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
+               classifier: GlyphClassifier | None = None) -> tuple[dict[str, Marker], dict[str, str], list[Outline]]:
     """Boxes of `labels` on an (H, W, 3) uint8 RGB image: (label -> Marker with its box, label ->
     why it was not placed, every outline fitted).
 
     Candidate corners are the proposals that read as some expected label and start a drawn
-    outline. Labels go to corners one-to-one, by the product of the finder's readings (a label
-    may stay unplaced at UNPLACED); a label is placed only when every assignment that puts it
+    outline; a label the word written at a corner clearly is not (box_label, read by
+    `classifier`, default: the shipped glyph classifier) is taken off that corner. Labels go to
+    corners one-to-one, by the product of the finder's readings (a label may stay unplaced at
+    UNPLACED); a label is placed only when every assignment that puts it
     elsewhere scores DECISIVE times less, so a corner read as B and C goes to C when B's corner
     is plain elsewhere, and stays unplaced when it is not."""
     H, W = rgb.shape[:2]
     lab = to_lab(rgb)
+    classifier = classifier or default_classifier()
     proposals = finder.find(rgb)
     fars = [p for p in proposals if p.scores[FAR_CORNER] >= FAR_MIN_SCORE]
     missing = {l: f"{l!r} is not a box label ({', '.join(BOX_LABELS)})" for l in labels if l not in BOX_LABELS}
     wanted = [l for l in labels if l in BOX_LABELS]
     read = sorted((p for p in proposals if max((p.scores[l] for l in wanted), default=0) >= MIN_EVIDENCE),
                   key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
-    corners, outlines_at, outlines = [], [], []
+    corners, outlines_at, outlines, vetoes = [], [], [], {}
     for p in read:
         found = _outlines_from(lab, p, fars, W, H)
         outlines += found
         if found:
-            corners.append(p)
+            corners.append(_without_contradicted(p, read_corner(lab, found[0], tuple(wanted), classifier), vetoes))
             outlines_at.append(found)
     choice, doubtful = _assign(wanted, corners)
     markers: dict[str, Marker] = {}
     for label, k in zip(wanted, choice):
         if k is None:
-            missing[label] = f"no box corner read as {label} starts a drawn outline"
+            missing[label] = f"no box corner read as {label} starts a drawn outline" + (
+                f" (the word at {', '.join(vetoes[label])} reads as another label or letter)" if label in vetoes else "")
         elif label in doubtful:
             missing[label] = doubtful[label]
         elif len(outlines_at[k]) > 1:
@@ -81,6 +90,21 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder
             missing[label] = f"its box is also read as {', '.join(twins)}"
     markers = {label: m for label, m in markers.items() if label not in missing}
     return markers, missing, outlines
+
+
+def _without_contradicted(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]]) -> Proposal:
+    """`corner` with its score zeroed for every label the word written there clearly is not
+    (box_label: the glyph classifier reads it as another label, letter or digit); each such
+    label gets "(x, y): X" in `vetoes`. The corner's outlines share its top-left corner, so
+    one reading serves them all."""
+    if reading is None:
+        return corner
+    scores = dict(corner.scores)
+    for label in scores:
+        if label in reading.label_similarities and scores[label] > 0 and reading.contradicts(label):
+            scores[label] = 0.0
+            vetoes.setdefault(label, []).append(f"({corner.x:.0f}, {corner.y:.0f}): {reading.nearest}")
+    return replace(corner, scores=scores)
 
 
 def _assign(labels: list[str], corners: list[Proposal]) -> tuple[tuple[int | None, ...], dict[str, str]]:

@@ -1,0 +1,105 @@
+"""Read the word written at a drawn box's top-left corner: a second opinion on its label.
+
+The corner finder (corner_finder.py) reads a box's label from the whole image; on a rectangle
+labelled with a letter that is no label (an "F" beside boxes A-C) it can still score a label.
+The glyph classifier (glyphs.py) knows the other letters and digits too, so it can say "this is
+an F": `read_corner` finds the label's word where draw_boxes writes it above the top-left
+corner and reads it. Its reading only ever takes
+a label away from a corner (`CornerReading.contradicts`): an unreadable word (small, smeared by
+JPEG) leaves the finder's reading standing.
+
+    reading = read_corner(lab, outline, ("A", "B"), default_classifier())
+    reading.contradicts("B")  # True when the word clearly reads as F (or A, or 8...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .box_outline import Outline
+from .detect import Circle, Word, box_text_words, colour_text_words
+from .glyphs import MIN_SIMILARITY, GlyphClassifier
+
+REACH = 34  # px around the corner searched: a label up to 18 px tall plus its box's padding
+STROKE_MARGIN = 1.5  # px past a side's stroke dropped, as for rings (its anti-aliased rim)
+MIN_HEIGHT = 7  # px: shorter words are specks (labels are >= 8 px tall)
+# where a label's ink may start: from the stroke's outer edge to this far right of it (the
+# label's box padding, up to 5 px, plus a glyph's side bearing)
+LEFT_SLACK = (-3.0, 9.0)
+# how far a label's word (its ink, or its dark box in that polarity) may end from the stroke:
+# draw_boxes leaves a 1-4 px gap; 2 px more for anti-aliasing lost or gained
+GAP_SLACK = (-1.0, 6.0)
+VETO_MARGIN = 0.15  # another class must beat the expected label's similarity by this much
+# classes of one or two straight strokes: what a piece of a line reads as (another box's side
+# crossing the label, a glyph's stem cut off where it touches a line), so they never contradict
+LINE_LIKE = frozenset("IJLT17")
+
+
+@dataclass(frozen=True)
+class CornerReading:
+    """What the word at a box's corner reads as most clearly (`nearest`: any class the glyph
+    classifier knows, letters and digits included) with that similarity, and its similarity to
+    each label asked about."""
+
+    nearest: str
+    similarity: float
+    label_similarities: dict[str, float]
+
+    def contradicts(self, label: str) -> bool:
+        """Whether the word clearly reads as something other than `label`: its nearest class is
+        another (not LINE_LIKE), read with at least glyphs.MIN_SIMILARITY and VETO_MARGIN more
+        than `label`."""
+        return (self.nearest != label and self.nearest not in LINE_LIKE and self.similarity >= MIN_SIMILARITY
+                and self.similarity - self.label_similarities[label] >= VETO_MARGIN)
+
+
+def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:
+    """The words, in either polarity, where draw_boxes writes the label of `outline`: the ink
+    (or dark box) starting at the left side's stroke and ending 1-4 px above the top side's
+    stroke. The box's own strokes are dropped first.
+
+    A label written inside the box (no room above it) is not looked for: it starts on the left
+    side's stroke, so dropping the stroke cuts its first stroke off (a "B" reads as an "I")."""
+    H, W = lab.shape[:2]
+    half = outline.width / 2 + STROKE_MARGIN
+    yy, xx = np.mgrid[0:H, 0:W]
+    strokes = ((np.abs(yy - outline.y0) <= half) & (xx >= outline.x0 - half) & (xx <= outline.x1 + half)) | (
+        (np.abs(xx - outline.x0) <= half) & (yy >= outline.y0 - half) & (yy <= outline.y1 + half))
+    # the search window is a "circle" of radius 0 at the corner; only its colour and contrast matter
+    corner = Circle(outline.x0, outline.y0, 0.0, 0.0, (0, 0, 0), outline.lab, outline.contrast, 1.0, 0.0)
+    words = [*colour_text_words(lab, corner, [], REACH, drop=strokes),
+             *box_text_words(lab, corner, REACH, [corner], drop=strokes)]
+    edge = outline.width / 2  # the stroke's outer edge, from its centre line
+
+    def placed(word: Word) -> bool:
+        x0, y0, x1, y1 = word.box_rect or word.rect
+        if word.rect[3] - word.rect[1] < MIN_HEIGHT:
+            return False
+        if not LEFT_SLACK[0] <= x0 - (outline.x0 - edge) <= LEFT_SLACK[1]:
+            return False
+        above = (outline.y0 - edge) - y1  # rows between the word's last row (y1 - 1) and the stroke, + 1
+        return GAP_SLACK[0] <= above <= GAP_SLACK[1] + 1
+
+    words = [w for w in words if placed(w)]
+    # one glyph split into its strokes at some ink level (a "B" into "I" and "3"): only whole words count
+    return [w for w in words if not any(_inside(w.rect, other.rect) for other in words)]
+
+
+def _inside(inner, outer) -> bool:
+    return inner != outer and outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
+
+
+def read_corner(lab: np.ndarray, outline: Outline, labels: tuple[str, ...],
+                classifier: GlyphClassifier) -> CornerReading | None:
+    """The clearest reading of the words at `outline`'s corner, with their best similarity to
+    each of `labels`; None when no word was found there."""
+    words = corner_words(lab, outline)
+    if not words:
+        return None
+    masks = [w.mask for w in words]
+    best = max(classifier.read_many(masks), key=lambda r: r.similarity)
+    similarities = classifier.label_similarities(masks, tuple(labels)).max(axis=0)
+    return CornerReading(best.nearest, float(best.similarity),
+                         {label: float(v) for label, v in zip(labels, similarities)})
