@@ -61,6 +61,23 @@ def test_outline_fit_recovers_each_box_from_a_rough_guess(width, polarity):
         assert max(abs(np.subtract(outline.box, truth))) <= 1.0
 
 
+def test_a_side_is_ambiguous_only_beside_another_line_of_its_own_colour():
+    """The rule picking a side's stroke among candidates (box_outline._nearest), on the candidates
+    two benchmark boxes gave: a thin fringe of the stroke blended with a dark scene, and a fringe
+    piece overlapping a wide stroke, are no rivals (both once refused the side); a second line of
+    the same colour 4 px away is."""
+    from adapters.markers.box_outline import Side, _nearest
+    yellow = (87.0, -8.0, 84.0)
+    stroke = Side(228.1, 4.1, yellow, 81.0)
+    blended = Side(225.5, 1.6, (52.0, -12.0, 33.0), 59.0)
+    assert _nearest([stroke, blended], np.array(yellow), 4.0, 227.5) == stroke
+    red = (43.6, 70.0, 12.0)
+    wide, fringe = Side(89.4, 4.9, (47.0, 74.0, 19.0), 34.9), Side(91.5, 2.7, (39.0, 60.0, -2.0), 26.6)
+    assert _nearest([wide, fringe], np.array(red), 4.5, 89.6) == wide
+    twin = Side(232.4, 4.1, (85.0, -6.0, 80.0), 75.0)  # another box's side, the finder's guess between them
+    assert _nearest([stroke, twin], np.array(yellow), 4.0, 230.3) is None
+
+
 def test_the_rectangle_between_two_crossing_boxes_is_not_a_box():
     image = draw_boxes(noisy(1), BOXES, MarkerStyle(ring_width=2))
     lab = to_lab(image)

@@ -257,7 +257,12 @@ def _nearest(candidates: list[Side], colour, width: float, approx: float | None 
         # stroke's anti-aliased fringe is a weaker candidate beside it, and does not compete)
         strong = [c for c in alike if c.contrast >= STRONG * max(a.contrast for a in alike)]
         chosen = min(strong, key=lambda c: abs(c.pos - approx))
-        if any(abs(c.pos - approx) <= NEIGHBOUR and abs(c.pos - chosen.pos) >= SEPARATE for c in strong):
+        # a rival is another line of the chosen one's own colour (within COLOUR_SPREAD, however
+        # thin: a stroke's fringe blended with the scene is not) that does not overlap it (a
+        # fringe piece of a wide stroke, fitted as a thin stroke beside it, does)
+        if any(abs(c.pos - approx) <= NEIGHBOUR
+               and abs(c.pos - chosen.pos) >= max(SEPARATE, (c.width + chosen.width) / 2)
+               and float(np.linalg.norm(np.subtract(c.lab, chosen.lab))) <= COLOUR_SPREAD for c in strong):
             return None  # two lines of the box's colour a few px apart: which is this side cannot be told
         return chosen
     return min(alike, key=lambda c: np.linalg.norm(np.subtract(c.lab, colour)) / COLOUR_SPREAD
