@@ -295,3 +295,12 @@ def test_a_box_ending_a_few_px_short_of_the_border_is_not_taken_for_one_cut_off_
     image = draw_boxes(scene, {"A": truth}, MarkerStyle(ring_width=2))
     image[211:219, 63:198] = scene[211:219, 63:198]  # the bottom side hidden between the sides
     assert fit_outline(to_lab(image), (60.0, 50.0, 200.0, 219.0)) is None
+
+
+def test_a_side_partly_hidden_under_another_boxs_label_box_is_fitted():
+    """B's label, light text on a dark box, is written over a third of A's top side: that stretch
+    is hidden, not missing (the coverage check once refused A)."""
+    boxes = {"A": (60.3, 60.4, 130.5, 180.6), "B": (84.2, 76.3, 240.4, 200.2)}
+    image = draw_boxes(noisy(18), boxes, MarkerStyle(colour=(255, 220, 0), ring_width=2, polarity="box", label_height=18))
+    outline = fit_outline(to_lab(image), boxes["A"])
+    assert outline is not None and max(abs(np.subtract(outline.box, boxes["A"]))) <= 1.0

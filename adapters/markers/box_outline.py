@@ -28,7 +28,8 @@ SEARCH = 4  # px either side of the approximate position searched for a side's s
 END_TRIM = 4  # px at each end of a side left out of its profile (the corners and their labels)
 MIN_SIDE = 14  # px: the shortest side measured
 MIN_STROKE_CONTRAST = 6.0  # Lab units a side's stroke must differ from the scene on both sides
-MIN_COVERAGE = 0.75  # of a visible side's length that must be drawn
+MIN_COVERAGE = 0.75  # of a visible side's length that must be drawn (not counting where a label's dark box hides it)
+MAX_HIDDEN = 0.4  # ... and the most of it such boxes may hide
 RUN_ON = (3, 10)  # px past a corner (beyond half the stroke) where a side must not go on
 MAX_RUN_ON = 0.5  # ... more than this fraction of that stretch
 CROSSING_BESIDE = 3  # px past half the stroke where a crossing line (not this one going on) is seen
@@ -294,7 +295,12 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         if len(along) < MIN_SIDE // 2:
             return None
         hit = line.inked(along)
-        coverage = float(hit.mean())
+        # another box's label written in light text on a dark box may cover a stretch of this
+        # side: there the side is hidden, not missing (a side of a light colour only)
+        hidden = ~hit & (line.lightness(along) < BOX_DARK) if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
+        if hidden.mean() > MAX_HIDDEN:
+            return None
+        coverage = float(hit[~hidden].mean())
         if cut_off and hit[-REACH:].mean() < INTO_BORDER:
             return None  # a side ending a few px short of the border is a whole box's, its far side unseen
         # the top-left corner needs no reach: the label is written over it (inside the box when there
