@@ -30,6 +30,9 @@ MIN_SIDE = 14  # px: the shortest side measured
 MIN_STROKE_CONTRAST = 6.0  # Lab units a side's stroke must differ from the scene on both sides
 MIN_COVERAGE = 0.75  # of a visible side's length that must be drawn (not counting where a label's dark box hides it)
 MAX_HIDDEN = 0.4  # ... and the most of it such boxes may hide
+LABEL_BOX_MAX = 30  # px: the longest stretch of a side one label's dark box covers (labels 8-18 px, padded)
+LABEL_BOX_MARGIN = 2  # px past the stroke on both sides that a label's box covering it is dark too ...
+LABEL_BOX_DARK = 0.6  # ... in this fraction of those rows at least (its light text crosses some)
 RUN_ON = (3, 10)  # px past a corner (beyond half the stroke) where a side must not go on
 MAX_RUN_ON = 0.5  # ... more than this fraction of that stretch
 CROSSING_BESIDE = 3  # px past half the stroke where a crossing line (not this one going on) is seen
@@ -295,9 +298,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         if len(along) < MIN_SIDE // 2:
             return None
         hit = line.inked(along)
-        # another box's label written in light text on a dark box may cover a stretch of this
-        # side: there the side is hidden, not missing (a side of a light colour only)
-        hidden = ~hit & (line.lightness(along) < BOX_DARK) if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
+        hidden = line.under_label_boxes(along, hit, half) if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
         if hidden.mean() > MAX_HIDDEN:
             return None
         coverage = float(hit[~hidden].mean())
@@ -355,6 +356,22 @@ class _Line:
             return distance <= self.tau
         scene = np.linalg.norm(self.pixels(along, beside) - self.colour, axis=-1).min(axis=1)
         return (distance <= self.tau) | (distance <= RELATIVE_INK * scene)
+
+    def under_label_boxes(self, along: np.ndarray, hit: np.ndarray, half: float) -> np.ndarray:
+        """(n,) bool: where another box's label, light text on a dark box, hides this (light)
+        side: a stretch not inked, mostly dark (below BOX_DARK) across the stroke and
+        LABEL_BOX_MARGIN px past it on both sides, and no longer than a label's box (LABEL_BOX_MAX px). A dark scene
+        (a shadow, a window) is dark over longer stretches, or not across the whole band."""
+        reach = int(np.ceil(half)) + LABEL_BOX_MARGIN
+        across = [r for r in range(self.row - reach, self.row + reach + 1) if 0 <= r < self.limit]
+        dark = ~hit & ((self.pixels(along, across)[..., 0] < BOX_DARK).mean(axis=1) >= LABEL_BOX_DARK)
+        # runs of dark positions: only those a label's box could make count
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], dark.astype(np.int8), [0]])))
+        hidden = np.zeros_like(dark)
+        for start, end in zip(edges[::2], edges[1::2]):
+            if end - start <= LABEL_BOX_MAX:
+                hidden[start:end] = True
+        return hidden
 
     def lightness(self, along: np.ndarray) -> np.ndarray:
         return self.pixels(along)[:, 0]
