@@ -45,7 +45,7 @@ def test_another_letter_contradicts_every_label(letter):
     assert found.nearest == letter and all(found.contradicts(label) for label in "ABCDE")
 
 
-def test_a_label_written_inside_the_box_is_not_read():
+def test_a_label_in_the_boxs_colour_written_inside_the_box_is_not_read():
     """No room above (the box starts 3 px from the top): the label is inside, on the left side's
     stroke, which is dropped with the side; what is left of it is not read at all."""
     box = (40.3, 3.4, 170.2, 120.4)
@@ -61,3 +61,11 @@ def test_a_piece_of_another_boxs_side_contradicts_nothing():
     cv2.line(image, (47, 48), (47, 100), (255, 0, 0), 2, cv2.LINE_AA)  # crosses the top side 7 px in
     found = reading(image, (40.0, 61.0, 170.0, 180.0))
     assert found.nearest == "I" and not any(found.contradicts(label) for label in "ABCDE")
+
+
+@pytest.mark.parametrize("label", list("ABCDE"))
+def test_a_label_on_a_dark_box_written_inside_the_box_is_read(label):
+    """The dark box covers the strokes where the label is written inside, so nothing is cut off."""
+    box = (40.3, 3.4, 170.2, 120.4)
+    found = reading(draw_boxes(calm(), {label: box}, MarkerStyle(ring_width=2, polarity="box", label_height=12)), box)
+    assert found.nearest == label and found.confirms(label)

@@ -134,6 +134,18 @@ def test_the_word_written_at_a_corner_takes_away_a_label_it_clearly_is_not():
     assert missing["B"].startswith("no box corner read as B")  # the finder read B nowhere
 
 
+def test_a_corner_the_finder_reads_faintly_is_placed_when_its_word_reads_clearly():
+    """The finder reads B at B's corner with 0.3, too little to beat leaving B unplaced; the word
+    written there reads clearly as B, which settles it (and without the word it stays missing)."""
+    b = BOXES["B"]
+    faint = OracleFinder([(b[0], b[1], {"B": 0.3}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    image = draw_boxes(noisy(4), {"B": b}, MarkerStyle(ring_width=2, label_height=12))
+    markers, missing, _ = read_boxes(image, ["B"], faint)
+    assert not missing and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
+    markers, missing, _ = read_boxes(outlines_only(noisy(4), {"B": b}), ["B"], faint)
+    assert not markers and "may as well be unplaced" in missing["B"]
+
+
 @pytest.mark.parametrize("polarity", ["colour", "box"])
 def test_a_box_labelled_with_another_letter_is_not_taken_for_the_label_the_finder_reads(polarity):
     decoy = (40.3, 60.6, 170.2, 180.4)

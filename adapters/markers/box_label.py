@@ -3,10 +3,11 @@
 The corner finder (corner_finder.py) reads a box's label from the whole image; on a rectangle
 labelled with a letter that is no label (an "F" beside boxes A-C) it can still score a label.
 The glyph classifier (glyphs.py) knows the other letters and digits too, so it can say "this is
-an F": `read_corner` finds the label's word where draw_boxes writes it above the top-left
-corner and reads it. Its reading only ever takes
-a label away from a corner (`CornerReading.contradicts`): an unreadable word (small, smeared by
-JPEG) leaves the finder's reading standing.
+an F": `read_corner` finds the label's word where draw_boxes writes it at the top-left corner
+and reads it. A word that clearly reads as another class takes that label away from the corner
+(`CornerReading.contradicts`); one that clearly reads as the label backs the finder's reading
+(`CornerReading.confirms`); an unreadable word (small, smeared by JPEG) leaves the finder's
+reading as it is.
 
     reading = read_corner(lab, outline, ("A", "B"), default_classifier())
     reading.contradicts("B")  # True when the word clearly reads as F (or A, or 8...)
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .box_outline import Outline
-from .detect import Circle, Word, box_text_words, colour_text_words
+from .detect import BOX_DARK, Circle, Word, box_text_words, colour_text_words
 from .glyphs import MIN_SIMILARITY, GlyphClassifier
 
 REACH = 34  # px around the corner searched: a label up to 18 px tall plus its box's padding
@@ -47,6 +48,13 @@ class CornerReading:
     similarity: float
     label_similarities: dict[str, float]
 
+    def confirms(self, label: str) -> bool:
+        """Whether the word clearly reads as `label`: its nearest class, read with at least
+        glyphs.MIN_SIMILARITY and VETO_MARGIN more than any other label asked about."""
+        others = [v for other, v in self.label_similarities.items() if other != label]
+        return (self.nearest == label and self.similarity >= MIN_SIMILARITY
+                and self.similarity - max(others, default=-1.0) >= VETO_MARGIN)
+
     def contradicts(self, label: str) -> bool:
         """Whether the word clearly reads as something other than `label`: its nearest class is
         another (not LINE_LIKE), read with at least glyphs.MIN_SIMILARITY and VETO_MARGIN more
@@ -56,12 +64,14 @@ class CornerReading:
 
 
 def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:
-    """The words, in either polarity, where draw_boxes writes the label of `outline`: the ink
-    (or dark box) starting at the left side's stroke and ending 1-4 px above the top side's
-    stroke. The box's own strokes are dropped first.
+    """The words where draw_boxes writes the label of `outline`: starting at the left side's
+    stroke, and ending 1-4 px above the top side's stroke (either polarity), or, light text on a
+    dark box, starting that far below it (no room above: the label is inside the box).
 
-    A label written inside the box (no room above it) is not looked for: it starts on the left
-    side's stroke, so dropping the stroke cuts its first stroke off (a "B" reads as an "I")."""
+    The box's own strokes are dropped first. A label written inside the box in the box's colour
+    is not looked for: it starts on the left side's stroke, so dropping the stroke cuts its first
+    stroke off (a "B" reads as an "I"). A dark label box covers the strokes instead, and a light
+    box's strokes need no dropping there (only dark pixels make a box), so that one is read."""
     H, W = lab.shape[:2]
     half = outline.width / 2 + STROKE_MARGIN
     yy, xx = np.mgrid[0:H, 0:W]
@@ -71,18 +81,21 @@ def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:
     corner = Circle(outline.x0, outline.y0, 0.0, 0.0, (0, 0, 0), outline.lab, outline.contrast, 1.0, 0.0)
     words = [*colour_text_words(lab, corner, [], REACH, drop=strokes),
              *box_text_words(lab, corner, REACH, [corner], drop=strokes)]
+    light_strokes = outline.lab[0] >= BOX_DARK + 10
+    inside = box_text_words(lab, corner, REACH, [corner]) if light_strokes else []
     edge = outline.width / 2  # the stroke's outer edge, from its centre line
 
-    def placed(word: Word) -> bool:
+    def placed(word: Word, below: bool) -> bool:
         x0, y0, x1, y1 = word.box_rect or word.rect
         if word.rect[3] - word.rect[1] < MIN_HEIGHT:
             return False
         if not LEFT_SLACK[0] <= x0 - (outline.x0 - edge) <= LEFT_SLACK[1]:
             return False
-        above = (outline.y0 - edge) - y1  # rows between the word's last row (y1 - 1) and the stroke, + 1
-        return GAP_SLACK[0] <= above <= GAP_SLACK[1] + 1
+        if below:  # rows between the stroke and the word's first row
+            return GAP_SLACK[0] <= y0 - (outline.y0 + edge) <= GAP_SLACK[1]
+        return GAP_SLACK[0] <= (outline.y0 - edge) - y1 <= GAP_SLACK[1] + 1  # y1: exclusive
 
-    words = [w for w in words if placed(w)]
+    words = [w for w in words if placed(w, False)] + [w for w in inside if placed(w, True)]
     # one glyph split into its strokes at some ink level (a "B" into "I" and "3"): only whole words count
     return [w for w in words if not any(_inside(w.rect, other.rect) for other in words)]
 

@@ -34,6 +34,7 @@ MIN_EVIDENCE = 0.15  # a proposal is a candidate corner when it reads this much 
 MAX_CORNERS = 7  # the most candidate corners weighed (the strongest)
 UNPLACED = 0.2  # what leaving a label without a corner weighs (a lone reading must reach DECISIVE x this)
 DECISIVE = 3.0  # the best assignment must beat every one that places a label elsewhere by this factor
+WORD_CONFIRMS = 0.65  # a label's score at a corner whose word clearly reads as it (beats UNPLACED decisively)
 BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
@@ -66,7 +67,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         found = _outlines_from(lab, p, fars, W, H)
         outlines += found
         if found:
-            corners.append(_without_contradicted(p, read_corner(lab, found[0], tuple(wanted), classifier), vetoes))
+            corners.append(_weighed_by_word(p, read_corner(lab, found[0], tuple(wanted), classifier), vetoes))
             outlines_at.append(found)
     choice, doubtful = _assign(wanted, corners)
     markers: dict[str, Marker] = {}
@@ -92,18 +93,23 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     return markers, missing, outlines
 
 
-def _without_contradicted(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]]) -> Proposal:
-    """`corner` with its score zeroed for every label the word written there clearly is not
-    (box_label: the glyph classifier reads it as another label, letter or digit); each such
-    label gets "(x, y): X" in `vetoes`. The corner's outlines share its top-left corner, so
-    one reading serves them all."""
+def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]]) -> Proposal:
+    """`corner` with its scores weighed by the word written there (box_label): zero for every
+    label the glyph classifier clearly reads as something else (each such label gets "(x, y): X"
+    in `vetoes`), and at least WORD_CONFIRMS for a label it clearly reads, when the finder read
+    that label there too (two readers that look differently agree: each needs less certainty).
+    The corner's outlines share its top-left corner, so one reading serves them all."""
     if reading is None:
         return corner
     scores = dict(corner.scores)
     for label in scores:
-        if label in reading.label_similarities and scores[label] > 0 and reading.contradicts(label):
+        if label not in reading.label_similarities or scores[label] <= 0:
+            continue
+        if reading.contradicts(label):
             scores[label] = 0.0
             vetoes.setdefault(label, []).append(f"({corner.x:.0f}, {corner.y:.0f}): {reading.nearest}")
+        elif reading.confirms(label) and scores[label] >= MIN_EVIDENCE:
+            scores[label] = max(scores[label], WORD_CONFIRMS)
     return replace(corner, scores=scores)
 
 
