@@ -32,7 +32,9 @@ LEFT_SLACK = (-3.0, 9.0)
 # how far a label's word (its ink, or its dark box in that polarity) may end from the stroke:
 # draw_boxes leaves a 1-4 px gap; 2 px more for anti-aliasing lost or gained
 GAP_SLACK = (-1.0, 6.0)
-VETO_MARGIN = 0.15  # another class must beat the expected label's similarity by this much
+# a clear reading beats the similarity to the label (contradicts) or to every other label asked
+# about (confirms) by this much (B read as R by 0.08-0.10 on small labels was not clear)
+CLEAR_MARGIN = 0.15
 # classes of one or two straight strokes: what a piece of a line reads as (another box's side
 # crossing the label, a glyph's stem cut off where it touches a line), so they never contradict
 LINE_LIKE = frozenset("IJLT17")
@@ -50,17 +52,17 @@ class CornerReading:
 
     def confirms(self, label: str) -> bool:
         """Whether the word clearly reads as `label`: its nearest class, read with at least
-        glyphs.MIN_SIMILARITY and VETO_MARGIN more than any other label asked about."""
+        glyphs.MIN_SIMILARITY and CLEAR_MARGIN more than any other label asked about."""
         others = [v for other, v in self.label_similarities.items() if other != label]
         return (self.nearest == label and self.similarity >= MIN_SIMILARITY
-                and self.similarity - max(others, default=-1.0) >= VETO_MARGIN)
+                and self.similarity - max(others, default=-1.0) >= CLEAR_MARGIN)
 
     def contradicts(self, label: str) -> bool:
         """Whether the word clearly reads as something other than `label`: its nearest class is
-        another (not LINE_LIKE), read with at least glyphs.MIN_SIMILARITY and VETO_MARGIN more
+        another (not LINE_LIKE), read with at least glyphs.MIN_SIMILARITY and CLEAR_MARGIN more
         than `label`."""
         return (self.nearest != label and self.nearest not in LINE_LIKE and self.similarity >= MIN_SIMILARITY
-                and self.similarity - self.label_similarities[label] >= VETO_MARGIN)
+                and self.similarity - self.label_similarities[label] >= CLEAR_MARGIN)
 
 
 def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:
