@@ -288,27 +288,33 @@ def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
         why = "two labels compete for one circle, or the circles found differ in style"
         return ImageParse({}, {**missing, **{label: why for label in labels}}, circles, reads)
     best_cost, best = ranked[0]
+    # a label whose circle differs in an assignment costing nearly as much is ambiguous; the
+    # labels every such assignment agrees on are placed (once, all were dropped: neither placed
+    # nor missing)
+    ambiguous = set()
     for cost, combo in ranked[1:]:
         if cost - best_cost > AMBIGUITY:
             break
-        changed = [label for label, (_, j), (_, k) in zip(labels, best, combo) if j != k]
-        if changed:
-            why = f"ambiguous: another circle fits almost as well (cost {best_cost:.1f} vs {cost:.1f})"
-            return ImageParse({}, {**missing, **{label: why for label in changed}}, circles, reads)
+        for label, (_, j), (_, k) in zip(labels, best, combo):
+            if j != k and label not in ambiguous:
+                ambiguous.add(label)
+                missing[label] = f"ambiguous: another circle fits almost as well (cost {best_cost:.1f} vs {cost:.1f})"
+    placed = [(label, pair) for label, pair in zip(labels, best) if label not in ambiguous]
     markers = {}
-    for label, (read, j) in zip(labels, best):
+    for label, (read, j) in placed:
         c = circles[j]
         confidence = float(min(read.reading.similarity, c.coverage))
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
     unreadable = [label for label in missing if circles and not any(r.label == label for r in reads)]
-    if unreadable:
-        placed, why = _by_elimination(unreadable, best, circles, unread, classifier)
+    # (not beside ambiguous labels: the circles they may have are free, and may be taken)
+    if unreadable and placed and not ambiguous:
+        by_elimination, why = _by_elimination(unreadable, [pair for _, pair in placed], circles, unread, classifier)
         for label in unreadable:
-            if label not in placed:
+            if label not in by_elimination:
                 missing[label] += f"; {why}"
                 continue
-            read, j = placed[label]
+            read, j = by_elimination[label]
             c = circles[j]
             del missing[label]
             markers[label] = Marker(label, (c.x, c.y), ELIMINATION_CONFIDENCE * c.coverage, radius=c.r,
