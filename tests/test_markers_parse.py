@@ -94,6 +94,26 @@ def test_missing_label_raises_marker_error_naming_question_and_label():
     assert "val_Relative_Depth_7" in str(info.value) and info.value.missing == {"image_1": ["B"]}
 
 
+def test_a_label_no_step_accounts_for_is_missing_not_dropped(monkeypatch):
+    import adapters.markers.parse as parse
+
+    real = parse.parse_image
+
+    def forgetful(rgb, labels, classifier=None):  # a parser step that loses B without a reason
+        parsed = real(rgb, labels, classifier)
+        parsed.markers.pop("B", None)
+        parsed.missing.pop("B", None)
+        return parsed
+
+    monkeypatch.setattr(parse, "parse_image", forgetful)
+    style = MarkerStyle(radius=8, font="hershey-simplex", label_height=12)
+    q = question("Relative_Depth", ("A is closer", "B is closer"),
+                 [draw_points(scene(5), {"A": (100.0, 100.0), "B": (200.0, 120.0)}, style)], idx="val_Relative_Depth_8")
+    with pytest.raises(MarkerError, match="no step of the parser") as info:
+        find_markers(q)
+    assert info.value.missing == {"image_1": ["B"]}
+
+
 def test_no_markers_at_all_is_an_error_not_a_guess():
     q = question("Relative_Depth", ("A is closer", "B is closer"), [scene(6)])
     with pytest.raises(MarkerError, match="markers not found"):

@@ -721,6 +721,9 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
             details[key] = ImageParse(markers, missing, [], [], outlines)
         else:
             details[key] = parse_image(rgb, list(wanted), classifier)
+        for label in wanted:  # a safety net: a label the steps above neither placed nor refused
+            if label not in details[key].markers and label not in details[key].missing:
+                details[key].missing[label] = "not found (no step of the parser placed it or said why)"
         found.images[key] = details[key].markers
     return found, details
 
