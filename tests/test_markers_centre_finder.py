@@ -195,3 +195,15 @@ def test_a_ring_the_finder_surely_centres_a_few_px_off_is_taken_back(score, move
     parsed = parse(all_drawn(), [*WHERE_DRAWN, (*off, {"C": score})], table)
     marker = parsed.markers["C"]
     assert (marker.xy == off and marker.source == "finder") if moved else marker.source == "parsed"
+
+
+@pytest.mark.parametrize("read_as, vetoed", [(REF, False), ("D", False), ("B", True), (NONE, True)])
+def test_the_patch_reader_takes_a_word_placed_marker_back_only_for_this_questions_classes(read_as, vetoed):
+    """A, B, C placed by their words; the patch reader surely reads C's ring as `read_as`. Another
+    label of the question (B) or "no marker" takes C back; a class the question does not have
+    (REF, D) is the reader's mistake and does not."""
+    table = {**SURE, POINTS["C"]: {read_as: 0.97}}
+    parsed = parse_image(all_drawn(), list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
+    assert ("C" in parsed.markers) is not vetoed
+    if vetoed:
+        assert "surroundings read as" in parsed.missing["C"]

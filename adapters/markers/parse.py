@@ -14,9 +14,9 @@ circle left; several are told apart by reading the words against those labels on
 (`_by_elimination`, source "elimination"). A lone marker (REF alone) has no style to be checked
 against and needs a complete ring and a clear reading. Then the patch reader (a small CNN that
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
-surely reads as something else (`_check_by_patches`), and places labels still missing where it
-is sure of one free or faint circle that matches the placed rings (`_place_by_patches`, source
-"patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
+surely reads as another of the question's labels or as no marker (`_check_by_patches`), and
+places labels still missing where it is sure of one free or faint circle that matches the
+placed rings (`_place_by_patches`, source "patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
 centres, which need no ring that stands out on its own; a label is placed at the one place (a
 judged circle or a proposal) where the finder and the patch reader both read it, each with less
 certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a
@@ -325,16 +325,19 @@ def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
 
 def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
     """Take back the markers placed by words whose ring the patch reader sees as something else
-    (another label or no marker) with probability >= PATCH_VETO: a scene blob read as a letter
-    beside a scene ring. The label goes back to parsed.missing, where _place_by_patches may
-    place it again."""
+    (another label of the question, or no marker) with probability >= PATCH_VETO: a scene blob
+    read as a letter beside a scene ring. The label goes back to parsed.missing, where
+    _place_by_patches may place it again."""
     if not parsed.markers:
         return
     labels = list(parsed.markers)
+    expected = set(parsed.markers) | set(parsed.missing)
     probabilities = reader.probabilities(rgb, [parsed.markers[label].xy for label in labels])
     for label, row in zip(labels, probabilities):
         top = int(np.argmax(row))
-        if CLASSES[top] != label and row[top] >= PATCH_VETO:
+        # only "no marker" or another label of this question overrules the words (a REF read
+        # where the question has no REF is the reader's mistake, not a scene ring's)
+        if CLASSES[top] != label and row[top] >= PATCH_VETO and (CLASSES[top] == NONE or CLASSES[top] in expected):
             seen = "no marker" if CLASSES[top] == NONE else CLASSES[top]
             del parsed.markers[label]
             parsed.missing[label] = (f"{label} was read beside a circle whose surroundings read as {seen} "
