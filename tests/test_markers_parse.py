@@ -9,13 +9,15 @@ import pytest
 from PIL import Image
 
 from adapters.markers import MarkerError, MarkerStyle, draw_points, expected_markers, find_markers, parse_image
+from adapters.markers.fonts import available_fonts
 from adapters.markers.inpaint import inpaint_image
 from adapters.markers.render import with_style
+from adapters.markers.scenes import load_photos
 from adapters.questions import MCQuestion, QuestionSource
 from adapters.synthetic.textures import procedural_texture
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from markers_accuracy import evaluate, jpeg  # noqa: E402
+from markers_accuracy import evaluate, jpeg, one_case  # noqa: E402
 
 SOURCE = QuestionSource("blink", "val")
 
@@ -303,10 +305,6 @@ def test_every_label_is_either_placed_or_missing_with_a_reason():
     """Rendered benchmark images (seed 5) where the words leave one label ambiguous: the labels
     every near-best assignment agrees on used to be dropped with it, neither placed nor missing.
     Images 31 and 198 are two such; both labels are now placed, each where it was drawn."""
-    from adapters.markers.fonts import available_fonts
-    from markers_accuracy import one_case
-    from adapters.markers.scenes import load_photos
-
     rng, photos, fonts = np.random.default_rng(5), load_photos(), [f.name for f in available_fonts()]
     cases = [one_case(rng, photos, 240, 320, fonts) for _ in range(199)]
     for image, truth, _, _ in (cases[31], cases[198]):

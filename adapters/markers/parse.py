@@ -16,14 +16,15 @@ against and needs a complete ring and a clear reading. Then the patch reader (a 
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
 surely reads as another of the question's labels or as no marker (`_check_by_patches`), and
 places labels still missing where it is sure of one free or faint circle that matches the
-placed rings (`_place_by_patches`, source "patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
-centres, which need no ring that stands out on its own; a label is placed at the one place (a
-judged circle or a proposal) where the finder and the patch reader both read it, each with less
-certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a
-placed marker the finder does not read at its centre is taken back when the finder surely
-centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`).
-When a different circle for some label costs nearly as much, or a label has no reading beside
-any circle, the parser raises MarkerError instead of guessing.
+placed rings (`_place_by_patches`, source "patch"). Last, for labels still missing, a
+whole-image CNN (centre_finder.py) proposes marker centres, which need no ring that stands out
+on its own; a label is placed at the one place (a judged circle or a proposal) where the
+finder and the patch reader both read it, each with less certainty than the reader alone needs
+(`_place_by_finder`, source "finder"); before that, a placed marker the finder does not read
+at its centre is taken back when the finder surely centres its label a few px off, or both
+networks surely read it elsewhere (`_check_by_finder`). When a different circle for some label
+costs nearly as much, or a label has no reading beside any circle, the parser raises
+MarkerError instead of guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
 (corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,

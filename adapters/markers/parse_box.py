@@ -3,12 +3,12 @@
 The corner finder proposes each label's top-left corner (where the label is written) and every
 rectangle's bottom-right corner; box_outline fits and checks the outline between a candidate
 corner and each bottom-right corner (or the image's border, for a box cut off there). The word
-written above a corner is read by the glyph classifier (box_label): a corner whose word clearly
-is another label, letter or digit loses the finder's score for the labels it is not. Labels go
-to the corners that start an outline one-to-one, by the finder's readings (`_assign`); a label
-is placed only when its corner wins decisively and exactly one drawn outline starts there.
-Anything else leaves it missing with the reason, so a question is never answered from a
-guessed box.
+written at a corner is read by the glyph classifier (box_label): a corner whose word clearly is
+another label, letter or digit loses the finder's score for the labels it is not, and one that
+clearly reads as the label the finder read there backs it. Labels go to the corners that start
+an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
+wins decisively and exactly one drawn outline starts there. Anything else leaves it missing
+with the reason, so a question is never answered from a guessed box.
 
     markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
 """
@@ -50,9 +50,9 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     outline; a label the word written at a corner clearly is not (box_label, read by
     `classifier`, default: the shipped glyph classifier) is taken off that corner. Labels go to
     corners one-to-one, by the product of the finder's readings (a label may stay unplaced at
-    UNPLACED); a label is placed only when every assignment that puts it
-    elsewhere scores DECISIVE times less, so a corner read as B and C goes to C when B's corner
-    is plain elsewhere, and stays unplaced when it is not."""
+    UNPLACED); a label is placed only when every assignment that puts it elsewhere scores
+    DECISIVE times less, so a corner read as B and C goes to C when B's corner is plain
+    elsewhere, and stays unplaced when it is not."""
     H, W = rgb.shape[:2]
     lab = to_lab(rgb)
     classifier = classifier or default_classifier()
