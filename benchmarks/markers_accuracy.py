@@ -46,7 +46,9 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     photos = load_photos() if photos is None else photos
     fonts = [f.name for f in available_fonts()]
     rng = np.random.default_rng(seed)
-    tally = {"all": [0, 0, 0], "held_out": [0, 0, 0]}  # found right, wrong (silent), total
+    # found right, wrong (silent), total; per group of markers (the strata: label height, background
+    # kind, label polarity, say where the misses are)
+    tally = collections.defaultdict(lambda: [0, 0, 0], {"all": [0, 0, 0], "held_out": [0, 0, 0]})
     # images where every label was placed (find_markers answers) but some marker is wrong: the
     # wrong silent answers a caller of find_markers would see
     questions_wrong = 0
@@ -58,6 +60,8 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
         parsed = parse_image(image, list(points), patch_reader=patch_reader, centre_finder=centre_finder)
         sources.update(m.source for m in parsed.markers.values())
         groups = ["all"] + (["held_out"] if style.font in HELD_OUT_FONTS else [])
+        groups += [f"label_height_{'8-10' if style.label_height < 10 else '10-18'}", f"background_{kind}",
+                   f"polarity_{style.polarity}"]
         answered = not parsed.missing and all(label in parsed.markers for label in points)
         questions_wrong += int(answered and any(
             float(np.hypot(parsed.markers[l].xy[0] - x, parsed.markers[l].xy[1] - y)) > 2.0
@@ -76,9 +80,13 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     seconds = time.perf_counter() - started
     out = {"images": n, "seed": seed, "size": [width, height], "photos": len(photos),
            "seconds_per_image": round(seconds / n, 4)}
-    for g, (right, wrong, total) in tally.items():
-        out[g] = {"markers": total, "found_right": right, "wrong_silent": wrong,
-                  "rate": round(right / total, 4) if total else None}
+    def figures(right: int, wrong: int, total: int) -> dict:
+        return {"markers": total, "found_right": right, "wrong_silent": wrong,
+                "rate": round(right / total, 4) if total else None}
+
+    for g in ("all", "held_out"):
+        out[g] = figures(*tally[g])
+    out["strata"] = {g: figures(*tally[g]) for g in sorted(tally) if g not in ("all", "held_out")}
     out["questions_answered_wrong"] = questions_wrong
     out["markers_by_source"] = dict(sources)
     reader = default_patch_reader() if patch_reader else None
@@ -86,7 +94,7 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     finder = default_centre_finder() if patch_reader and centre_finder else None
     out["centre_finder"] = {"sha256": finder.record["sha256"], "seed": finder.record.get("seed")} if finder else None
     out["held_out_fonts"] = list(HELD_OUT_FONTS)
-    out["failures"] = failures[:20]
+    out["failures"] = failures[:40]
     return out
 
 
