@@ -329,3 +329,38 @@ def test_a_side_lost_in_a_long_dark_stretch_of_scene_is_not_excused():
     image = draw_boxes(noisy(18), {"A": box}, MarkerStyle(colour=(255, 220, 0), ring_width=2, label_height=12))
     image[50:72, 90:112] = 15  # 22 px: a label's box
     assert fit_outline(to_lab(image), box) is not None
+
+
+def test_a_box_whose_side_lies_on_another_boxs_line_is_fitted():
+    """A's bottom side and B's top side 1.4 px apart merge into one line that runs on past A's
+    bottom-right corner (a T: A's right side ends on it). Any run-on once refused A; only a
+    crossing (both lines going on) or a T whose sides do not both reach the corner does now."""
+    boxes = {"A": (25.9, 31.7, 117.1, 77.0), "B": (40.9, 75.6, 264.8, 174.6)}
+    image = jpeg(draw_boxes(noisy(19), boxes, MarkerStyle(colour=(255, 40, 0), ring_width=4, label_height=14)), 85)
+    lab = to_lab(image)
+    outline = fit_outline(lab, tuple(np.add(boxes["A"], (0.8, -0.6, -1.0, 0.7))))
+    assert outline is not None and max(abs(np.subtract(outline.box, boxes["A"]))) <= 1.0
+
+
+def test_a_t_where_the_other_line_goes_on_a_few_px_is_not_a_corner():
+    """The rectangle from A's top-left corner to where B's left side crosses A's bottom side, B's
+    left side going on 6.5 px below it to B's own corner: the short stub makes it a crossing of
+    two boxes' lines, not a corner of A's (a benchmark image once had it accepted)."""
+    a, b = (21.7, 62.3, 201.4, 223.1), (183.4, 71.1, 265.1, 229.6)
+    image = draw_boxes(noisy(20, h=240, w=320), {"A": a, "B": b}, MarkerStyle(colour=(0, 220, 255), ring_width=3))
+    lab = to_lab(image)
+    assert fit_outline(lab, a) is not None
+    assert fit_outline(lab, (a[0], a[1], b[0], a[3])) is None
+
+
+def test_a_t_whose_sides_do_not_reach_the_corner_is_not_a_corner():
+    """A's top-left corner with B's bottom-right corner, on a dark scene: the rectangle's top side
+    (A's) stops 16 px short of its top-right corner, where B's right side goes on upwards. Near a
+    corner a dark scene passes for a label's dark box hiding the side, so only the rule that a
+    T's two sides must both be drawn up to the corner refuses it (once let through on a
+    benchmark photo)."""
+    scene = np.clip(np.random.default_rng(0).normal((45, 38, 32), 6, (240, 320, 3)), 0, 255).astype(np.uint8)
+    a, b = (30.4, 149.3, 140.9, 235.3), (64.5, 112.5, 156.5, 197.8)
+    style = MarkerStyle(colour=(255, 40, 0), ring_width=4, polarity="box", label_height=14)
+    image = jpeg(draw_boxes(scene, {"A": a, "B": b}, style), 85)
+    assert fit_outline(to_lab(image), (a[0], a[1], b[2], b[3])) is None

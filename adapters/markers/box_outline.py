@@ -4,10 +4,12 @@ Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds 
 on the median colour profile across the side (taken along the side's whole length, so a 1 px
 anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a pixel,
 and then verifies the rectangle: every side inside the image is drawn in one colour along most of
-its length and up to its corners, and no line runs on past a corner other than the labelled
-top-left one (a line running on is another box's: the rectangle between two overlapping boxes'
-crossings, or a box's corner with another's far corner; a line crossing it just past the corner
-is not this one running on). A side on or past the image's border is not seen.
+its length and up to its corners, and no two lines cross at a corner other than the labelled
+top-left one (both going on past it: the rectangle between two overlapping boxes' crossings). One
+line going on past a corner is a T: a side of this box lies on another box's line, which passes
+when both sides are drawn right up to the corner and the other side stops there (a box's corner
+with another's far corner leaves a gap, or a stub of the other's side going on). A line crossing
+it just past the corner is not this one going on. A side on or past the image's border is not seen.
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed
@@ -34,6 +36,7 @@ LABEL_BOX_MARGIN = 2  # px past the stroke on both sides that a label's box cove
 LABEL_BOX_DARK = 0.6  # ... in this fraction of those rows at least (its light text crosses some)
 RUN_ON = (3, 10)  # px past a corner (beyond half the stroke) where a side must not go on
 MAX_RUN_ON = 0.5  # ... more than this fraction of that stretch
+T_STUB = 0.2  # ... nor, where the other side at the corner goes on (a T), more than this
 CROSSING_BESIDE = 3  # px past half the stroke where a crossing line (not this one going on) is seen
 BESIDE = 2  # px past the stroke's 3-row band where the scene beside it is sampled
 RELATIVE_INK = 0.5  # a pixel this much nearer the box's colour than the scene beside it is ink
@@ -282,11 +285,12 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     tau = float(np.clip(0.7 * contrast, 12.0, 45.0) if width <= THIN else np.clip(0.45 * contrast, 8.0, 35.0))
     # (across: row or column of the side, from, to along it, transposed: a vertical side)
     sides = [(y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)]
-    coverages, colours, runs_on = [], [], []
+    coverages, colours, runs_on, reached = [], [], [], []
     for across, start, end, transposed in sides:
         limit_across, limit_along = (W, H) if transposed else (H, W)
         if not _visible(across, width, limit_across):
-            runs_on.append((False, False))
+            runs_on.append((0.0, 0.0))
+            reached.append((False, False))
             continue
         line = _Line(lab, across, transposed, colour, tau)
         cut_off = not _visible(end, width, limit_along)  # the border stands in for the far side
@@ -309,18 +313,24 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         if coverage < MIN_COVERAGE or not _reaches_corners(hit, line.lightness(along), float(colour[0]),
                                                            check_start=not labelled_corner):
             return None
-        runs_on.append(tuple(line.runs_on(corner_at, sign, half, limit_along)
+        runs_on.append(tuple(line.run_on(corner_at, sign, half, limit_along)
                              for sign, corner_at in ((-1, start), (1, end))))
+        reached.append((hit[:REACH].mean() >= MIN_REACH, hit[-REACH:].mean() >= MIN_REACH))
         coverages.append(coverage)
         colours.append(np.median(line.pixels(along[hit]), axis=0))
     top, bottom, left, right = runs_on
-    # a box's lines stop at its corners: a line going on is another box's line (the rectangle
-    # between two overlapping boxes' crossings, or one box's corner with another's far corner).
-    # A box's corner that happens to lie on another box's line is lost with them (MarkerError).
-    # Not checked at the top-left corner: the label is written there, and the corner finder read
-    # the corner with its label.
-    if top[1] or right[0] or bottom[0] or left[1] or bottom[1] or right[1]:
-        return None
+    top_in, bottom_in, left_in, right_in = reached
+    # a box's lines stop at its corners: two lines going on past one are crossing (the rectangle
+    # between two overlapping boxes' crossings); one line going on is another box's line, a T
+    # where a side of this box lies on it, which counts only when both sides are drawn right up
+    # to the corner (one box's corner with another's far corner leaves a gap there). Not checked
+    # at the top-left corner: the label is written there, and the corner finder read the corner
+    # with its label.
+    corners = ((top[1], right[0], top_in[1] and right_in[0]), (bottom[0], left[1], bottom_in[0] and left_in[1]),
+               (bottom[1], right[1], bottom_in[1] and right_in[1]))
+    for a, b, drawn_up_to in corners:
+        if max(a, b) > MAX_RUN_ON and not (drawn_up_to and min(a, b) <= T_STUB):
+            return None
     if len(coverages) < 2:
         return None
     measured = np.median(np.array(colours), axis=0)
@@ -377,7 +387,7 @@ class _Line:
     def lightness(self, along: np.ndarray) -> np.ndarray:
         return self.pixels(along)[:, 0]
 
-    def runs_on(self, corner: float, sign: int, half: float, limit_along: int) -> bool:
+    def run_on(self, corner: float, sign: int, half: float, limit_along: int) -> float:
         """Whether the stroke goes on past `corner` in direction `sign` (-1: towards 0).
 
         A position does not count where every row (column) across, out to CROSSING_BESIDE px
@@ -387,13 +397,13 @@ class _Line:
         along = np.round(corner + sign * (np.arange(RUN_ON[0], RUN_ON[1] + 1) + half)).astype(int)
         along = along[(along >= 0) & (along < limit_along)]
         if len(along) < 4:
-            return False
+            return 0.0
         reach = int(np.ceil(half)) + CROSSING_BESIDE
         across = list(range(self.row - reach, self.row + reach + 1))
         ink = self.inked(along)
         if across[0] >= 0 and across[-1] < self.limit:
             ink &= ~(np.linalg.norm(self.pixels(along, across) - self.colour, axis=-1) <= self.tau).all(axis=1)
-        return bool(ink.mean() > MAX_RUN_ON)
+        return float(ink.mean())
 
 
 def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: float, check_start: bool = True) -> bool:
