@@ -40,6 +40,8 @@ T_STUB = 0.2  # ... nor, where the other side at the corner goes on (a T), more 
 CROSSING_BESIDE = 3  # px past half the stroke where a crossing line (not this one going on) is seen
 BESIDE = 2  # px past the stroke's 3-row band where the scene beside it is sampled
 RELATIVE_INK = 0.5  # a pixel this much nearer the box's colour than the scene beside it is ink
+BLEND_MIN = 0.5  # ... as is one holding this much of the box's colour blended with the scene beside it
+BLEND_CONTRAST = 35.0  # ... where that scene differs from the box's colour by this many Lab units at least
 REACH = 8  # px next to each corner (inside half the stroke) where a side must be drawn ...
 MIN_REACH = 0.6  # ... along at least this fraction
 INTO_BORDER = 0.85  # ... and this fraction where the side runs into the image's border (its box is cut off there)
@@ -357,14 +359,28 @@ class _Line:
         return self.lab[along][:, rows] if self.transposed else self.lab[rows][:, along].transpose(1, 0, 2)
 
     def inked(self, along: np.ndarray) -> np.ndarray:
-        """(n,) bool: of the box's colour (within tau), or much nearer to it than the scene just
-        beside the stroke on both sides (a thin anti-aliased line blended with a busy scene)."""
+        """(n,) bool: of the box's colour (within tau), much nearer to it than the scene just
+        beside the stroke on both sides, or a blend of the two holding at least BLEND_MIN of the
+        box's colour (a thin anti-aliased line over a busy scene: its pixels are neither)."""
         distance = np.linalg.norm(self.pixels(along, self.band) - self.colour, axis=-1).min(axis=1)
         beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
         if len(beside) < 2:
             return distance <= self.tau
         scene = np.linalg.norm(self.pixels(along, beside) - self.colour, axis=-1).min(axis=1)
-        return (distance <= self.tau) | (distance <= RELATIVE_INK * scene)
+        return (distance <= self.tau) | (distance <= RELATIVE_INK * scene) | (self.blend(along, beside) >= BLEND_MIN)
+
+    def blend(self, along: np.ndarray, beside: list[int]) -> np.ndarray:
+        """(n,) how much of the box's colour the band's likeliest pixel holds, as a blend of the
+        box's colour and the scene beside it (the lesser of the two sides' estimates; 0 where the
+        scene is itself near the box's colour, and the blend cannot be told)."""
+        band = self.pixels(along, self.band)  # (n, k, 3)
+        alphas = []
+        for scene in self.pixels(along, beside).transpose(1, 0, 2):  # (n, 3) per side
+            towards = self.colour - scene
+            length2 = (towards ** 2).sum(axis=-1)
+            alpha = ((band - scene[:, None]) * towards[:, None]).sum(axis=-1) / np.maximum(length2, 1e-6)[:, None]
+            alphas.append(np.where(length2 >= BLEND_CONTRAST ** 2, alpha.max(axis=1), 0.0))
+        return np.minimum(*alphas)
 
     def under_label_boxes(self, along: np.ndarray, hit: np.ndarray, half: float) -> np.ndarray:
         """(n,) bool: where another box's label, light text on a dark box, hides this (light)
