@@ -328,6 +328,8 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     # to the corner (one box's corner with another's far corner leaves a gap there). Not checked
     # at the top-left corner: the label is written there, and the corner finder read the corner
     # with its label.
+    # per unlabelled corner: how far each of its two sides goes on past it, and whether both
+    # are drawn up to it (top-right, bottom-left, bottom-right)
     corners = ((top[1], right[0], top_in[1] and right_in[0]), (bottom[0], left[1], bottom_in[0] and left_in[1]),
                (bottom[1], right[1], bottom_in[1] and right_in[1]))
     for a, b, drawn_up_to in corners:
@@ -404,7 +406,8 @@ class _Line:
         return self.pixels(along)[:, 0]
 
     def run_on(self, corner: float, sign: int, half: float, limit_along: int) -> float:
-        """Whether the stroke goes on past `corner` in direction `sign` (-1: towards 0).
+        """The fraction of RUN_ON px past `corner`, in direction `sign` (-1: towards 0), where the
+        stroke goes on (0 where that stretch lies mostly past the image's border).
 
         A position does not count where every row (column) across, out to CROSSING_BESIDE px
         past the stroke's width on both sides, is of the box's colour: a line crossing this one
