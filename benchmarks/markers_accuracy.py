@@ -4,7 +4,9 @@ Renders BLINK-style questions (2-4 labelled circles, or REF alone) in random sty
 backgrounds (procedural textures, noise, gradients, crops of ../shared/data/images when present),
 JPEG-compresses them, parses them back and counts markers found with the right label within 2 px.
 Markers in the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train or tune the label
-reader) are reported apart. A wrong silent answer is a marker returned at the wrong place.
+reader) are reported apart, and `strata` split every marker by label height (8-10 / 10-18 px),
+background kind and label polarity (coloured text, or light text on a dark box) to show where the
+misses are. A wrong silent answer is a marker returned at the wrong place.
 
     .venv/bin/python benchmarks/markers_accuracy.py [--n 300] [--seed 0] [--size 320x240]
         [--no-patch-reader] [--no-centre-finder]
