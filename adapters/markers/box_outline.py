@@ -317,6 +317,8 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
             return None
         runs_on.append(tuple(line.run_on(corner_at, sign, half, limit_along)
                              for sign, corner_at in ((-1, start), (1, end))))
+        # drawn up to each end, with no excuse for a dark stretch (unlike _reaches_corners): a T
+        # is let through on this, and a dark scene at a corner once passed for a label's box
         reached.append((hit[:REACH].mean() >= MIN_REACH, hit[-REACH:].mean() >= MIN_REACH))
         coverages.append(coverage)
         colours.append(np.median(line.pixels(along[hit]), axis=0))
