@@ -34,6 +34,8 @@ MAX_HIDDEN = 0.4  # ... and the most of it such boxes may hide
 LABEL_BOX_MAX = 30  # px: the longest stretch of a side one label's dark box covers (labels 8-18 px, padded)
 LABEL_BOX_MARGIN = 2  # px past the stroke on both sides that a label's box covering it is dark too ...
 LABEL_BOX_DARK = 0.6  # ... in this fraction of those rows at least (its light text crosses some)
+OWN_LABEL_START = 5  # px from the top-left corner's end of the left side where its own label's box (inside) starts
+OWN_LABEL_DARKER = 10.0  # L units that label's box is darker than the stroke at least
 RUN_ON = (3, 10)  # px past a corner (beyond half the stroke) where a side must not go on
 MAX_RUN_ON = 0.5  # ... more than this fraction of that stretch
 T_STUB = 0.2  # ... nor, where the other side at the corner goes on (a T), more than this
@@ -303,15 +305,21 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         if len(along) < MIN_SIDE // 2:
             return None
         hit = line.inked(along)
+        # the labelled corner is on the top and left sides; with no room above, the label is
+        # written inside the box, its dark box over the left side's start
+        labelled_corner = not transposed and across == y0 or transposed and across == x0
         hidden = line.under_label_boxes(along, hit, half) if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
         if hidden.mean() > MAX_HIDDEN:
             return None
+        if transposed and labelled_corner:
+            hidden |= line.under_own_label(along, hit)
+            if (~hidden).sum() < MIN_SIDE // 2:
+                return None
         coverage = float(hit[~hidden].mean())
         if cut_off and hit[-REACH:].mean() < INTO_BORDER:
             return None  # a side ending a few px short of the border is a whole box's, its far side unseen
         # the top-left corner needs no reach: the label is written over it (inside the box when there
         # is no room above), and the corner finder saw that corner with its label
-        labelled_corner = not transposed and across == y0 or transposed and across == x0
         if coverage < MIN_COVERAGE or not _reaches_corners(hit, line.lightness(along), float(colour[0]),
                                                            check_start=not labelled_corner):
             return None
@@ -394,15 +402,35 @@ class _Line:
         whole band. (_reaches_corners has its own, older excuse near a corner; using this one
         there instead let one more wrong box through on the benchmark's seed 8.)"""
         reach = int(np.ceil(half)) + LABEL_BOX_MARGIN
-        across = [r for r in range(self.row - reach, self.row + reach + 1) if 0 <= r < self.limit]
-        dark = ~hit & ((self.pixels(along, across)[..., 0] < BOX_DARK).mean(axis=1) >= LABEL_BOX_DARK)
-        # runs of dark positions: only those a label's box could make count
-        edges = np.flatnonzero(np.diff(np.concatenate([[0], dark.astype(np.int8), [0]])))
-        hidden = np.zeros_like(dark)
-        for start, end in zip(edges[::2], edges[1::2]):
-            if end - start <= LABEL_BOX_MAX:
-                hidden[start:end] = True
+        hidden = np.zeros_like(hit)
+        for start, end in self._dark_runs(along, hit, range(self.row - reach, self.row + reach + 1)):
+            hidden[start:end] = True
         return hidden
+
+    def under_own_label(self, along: np.ndarray, hit: np.ndarray) -> np.ndarray:
+        """(n,) bool: where the left side's own label hides its start. With no room above the
+        box, the label is written inside it, and a dark label box starts at the stroke's outer
+        edge: a stretch not inked, starting within OWN_LABEL_START px of the side's start, where
+        some row of the stroke's band is darker than a label's box is (its light text may cross
+        the others; the scene outside is not covered), for at most LABEL_BOX_MAX px (another
+        label's box may go on below it). Unlike other labels' boxes, this one hides a dark
+        side too: it is darker still."""
+        darker = min(BOX_DARK, float(self.colour[0]) - OWN_LABEL_DARKER)
+        dark = ~hit & (self.pixels(along, self.band)[..., 0] < darker).any(axis=1)
+        hidden = np.zeros_like(hit)
+        start = int(np.argmax(dark)) if dark.any() else len(dark)
+        if start <= OWN_LABEL_START:
+            end = start + int(np.argmin(np.append(dark[start:], False)))
+            hidden[start:min(end, start + LABEL_BOX_MAX)] = True
+        return hidden
+
+    def _dark_runs(self, along: np.ndarray, hit: np.ndarray, across: range) -> list[tuple[int, int]]:
+        """(start, end) of each stretch, at most LABEL_BOX_MAX long, where the stroke is not inked
+        and the rows (columns) `across` are mostly dark (LABEL_BOX_DARK of them below BOX_DARK)."""
+        across = [r for r in across if 0 <= r < self.limit]
+        dark = ~hit & ((self.pixels(along, across)[..., 0] < BOX_DARK).mean(axis=1) >= LABEL_BOX_DARK)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], dark.astype(np.int8), [0]])))
+        return [(int(start), int(end)) for start, end in zip(edges[::2], edges[1::2]) if end - start <= LABEL_BOX_MAX]
 
     def lightness(self, along: np.ndarray) -> np.ndarray:
         return self.pixels(along)[:, 0]
