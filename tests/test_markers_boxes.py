@@ -394,3 +394,15 @@ def test_a_box_whose_own_label_is_written_inside_over_its_left_side_is_fitted(co
     assert image[30, 55:58].mean() > 60  # the label is inside: the scene outside the left side is not dark
     outline = fit_outline(to_lab(image), box)
     assert outline is not None and max(abs(np.subtract(outline.box, box))) <= 1.0
+
+
+def test_a_side_not_drawn_for_longer_than_a_labels_box_up_to_a_dark_corner_does_not_reach_it():
+    """On a dark scene, the rectangle from A's top-left corner to D's bottom-right one (A's top
+    side, 40 px of dark scene past A's corner, D's right side) once passed: the corner check
+    excused any dark stretch as a label's box hiding the corner, however long."""
+    scene = np.clip(noisy(20).astype(np.float32) * 0.15 + 15, 0, 255).astype(np.uint8)  # L < 38 throughout
+    boxes = {"A": (40.3, 40.4, 200.5, 200.2), "D": (100.6, 60.7, 240.4, 200.2)}  # one bottom line for both
+    lab = to_lab(outlines_only(scene, boxes, colour=(255, 220, 0)))
+    assert (lab[..., 0] < 38).mean() > 0.8
+    assert fit_outline(lab, boxes["A"]) is not None
+    assert fit_outline(lab, (40.3, 40.4, 240.4, 200.2)) is None

@@ -459,13 +459,18 @@ def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: floa
     """Whether a side (hit: (n,) drawn along it; lightness: (n,) L on its centre line) is drawn
     up to both its corners, as a box's side is. A side of the rectangle between two overlapping
     boxes stops short of a corner where it meets the other box's line (a T, not a corner). A
-    stretch covered by a label's dark box (drawn inside the box when there is no room above)
-    is excused: it is darker than BOX_DARK where the line is not. check_start: whether the
-    start (the end nearer 0) is checked too."""
-    for zone in ((slice(0, REACH),) if check_start else ()) + (slice(-REACH, None),):
+    stretch covered by another label's dark box is excused: it is darker than BOX_DARK where the
+    line is not, and no longer than a label's box (LABEL_BOX_MAX px from the corner to where the
+    side is drawn; a dark scene goes on further). check_start: whether the start (the end nearer
+    0) is checked too."""
+    for zone, towards_corner in ((slice(0, REACH), hit), (slice(-REACH, None), hit[::-1]))[0 if check_start else 1:]:
         if hit[zone].mean() >= MIN_REACH:
             continue
-        hidden = (lightness[zone] < BOX_DARK).mean() >= MIN_REACH and own_lightness >= BOX_DARK + 10
+        # a label's box is at most LABEL_BOX_MAX px long: a longer stretch not drawn up to the
+        # corner is a dark scene the side does not reach through
+        undrawn = int(np.argmax(towards_corner)) if towards_corner.any() else len(hit)
+        hidden = ((lightness[zone] < BOX_DARK).mean() >= MIN_REACH and own_lightness >= BOX_DARK + 10
+                  and undrawn <= LABEL_BOX_MAX)
         if not hidden:
             return False
     return True
