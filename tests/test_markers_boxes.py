@@ -406,3 +406,13 @@ def test_a_side_not_drawn_for_longer_than_a_labels_box_up_to_a_dark_corner_does_
     assert (lab[..., 0] < 38).mean() > 0.8
     assert fit_outline(lab, boxes["A"]) is not None
     assert fit_outline(lab, (40.3, 40.4, 240.4, 200.2)) is None
+
+
+def test_a_label_written_inside_a_dark_box_backs_a_faint_corner_reading():
+    """With no room above a dark blue box, its label (light text on a dark box) is written inside;
+    the word there is read as for a light box, and settles the finder's faint reading."""
+    b = (60.3, 8.4, 230.5, 150.6)
+    faint = OracleFinder([(b[0], b[1], {"B": 0.3}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    image = draw_boxes(noisy(5), {"B": b}, MarkerStyle(colour=(0, 80, 255), ring_width=2, polarity="box", label_height=14))
+    markers, missing, _ = read_boxes(image, ["B"], faint)
+    assert not missing and max(abs(np.subtract(markers["B"].box, b))) <= 1.0

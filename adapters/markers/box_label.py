@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .box_outline import Outline
-from .detect import BOX_DARK, Circle, Word, box_text_words, colour_text_words
+from .detect import Circle, Word, box_text_words, colour_text_words
 from .glyphs import MIN_SIMILARITY, GlyphClassifier
 
 REACH = 34  # px around the corner searched: a label up to 18 px tall plus its box's padding
@@ -72,8 +72,9 @@ def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:
 
     The box's own strokes are dropped first. A label written inside the box in the box's colour
     is not looked for: it starts on the left side's stroke, so dropping the stroke cuts its first
-    stroke off (a "B" reads as an "I"). A dark label box covers the strokes instead, and a light
-    box's strokes need no dropping there (only dark pixels make a box), so that one is read."""
+    stroke off (a "B" reads as an "I"). A dark label box covers the strokes instead, so that one
+    is read with the strokes kept, whatever their colour: its light text is a hole of the dark
+    mask either way."""
     H, W = lab.shape[:2]
     half = outline.width / 2 + STROKE_MARGIN
     yy, xx = np.mgrid[0:H, 0:W]
@@ -83,8 +84,7 @@ def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:
     corner = Circle(outline.x0, outline.y0, 0.0, 0.0, (0, 0, 0), outline.lab, outline.contrast, 1.0, 0.0)
     words = [*colour_text_words(lab, corner, [], REACH, drop=strokes),
              *box_text_words(lab, corner, REACH, [corner], drop=strokes)]
-    light_strokes = outline.lab[0] >= BOX_DARK + 10
-    inside = box_text_words(lab, corner, REACH, [corner]) if light_strokes else []
+    inside = box_text_words(lab, corner, REACH, [corner])
     edge = outline.width / 2  # the stroke's outer edge, from its centre line
 
     def placed(word: Word, below: bool) -> bool:
