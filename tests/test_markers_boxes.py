@@ -416,3 +416,18 @@ def test_a_label_written_inside_a_dark_box_backs_a_faint_corner_reading():
     image = draw_boxes(noisy(5), {"B": b}, MarkerStyle(colour=(0, 80, 255), ring_width=2, polarity="box", label_height=14))
     markers, missing, _ = read_boxes(image, ["B"], faint)
     assert not missing and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
+
+
+def test_a_label_whose_word_reads_clearly_at_one_corner_is_not_in_doubt_for_a_reading_elsewhere():
+    """The finder reads A at A's corner (its word clearly "A") and, with 0.8, at B's corner too
+    (its label unread): a label is written once, so the finder's A at B's corner is the
+    confusion, and A is placed. Without the word, A stays in doubt."""
+    a, b = BOXES["A"], BOXES["B"]
+    finder = OracleFinder([(a[0], a[1], {"A": 0.9}), (a[2], a[3], {FAR_CORNER: 0.9}),
+                           (b[0], b[1], {"A": 0.8, "B": 0.4}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    style = MarkerStyle(ring_width=2, label_height=12)
+    image = draw_boxes(outlines_only(noisy(6), {"B": b}, colour=style.colour), {"A": a}, style)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert max(abs(np.subtract(markers["A"].box, a))) <= 1.0 and "B" in missing
+    markers, missing, _ = read_boxes(outlines_only(noisy(6), BOXES, colour=style.colour), ["A", "B"], finder)
+    assert "may as well be" in missing["A"]

@@ -5,7 +5,8 @@ rectangle's bottom-right corner; box_outline fits and checks the outline between
 corner and each bottom-right corner (or the image's border, for a box cut off there). The word
 written at a corner is read by the glyph classifier (box_label): a corner whose word clearly is
 another label, letter or digit loses the finder's score for the labels it is not, and one that
-clearly reads as the label the finder read there backs it. Labels go to the corners that start
+clearly reads as the label the finder read there backs it (and, a label being written once,
+takes most of that label's score from the finder's readings of it at other corners). Labels go to the corners that start
 an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
 wins decisively and exactly one drawn outline starts there. Anything else leaves it missing
 with the reason, so a question is never answered from a guessed box.
@@ -39,6 +40,7 @@ BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand fo
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
+WORD_ELSEWHERE = 0.25  # a label's score kept at other corners where the word at one corner clearly reads as it
 
 
 def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
@@ -62,13 +64,15 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     wanted = [l for l in labels if l in BOX_LABELS]
     read = sorted((p for p in proposals if max((p.scores[l] for l in wanted), default=0) >= MIN_EVIDENCE),
                   key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
-    corners, outlines_at, outlines, vetoes = [], [], [], {}
+    corners, outlines_at, outlines, vetoes, readings = [], [], [], {}, []
     for p in read:
         found = _outlines_from(lab, p, fars, W, H)
         outlines += found
         if found:
-            corners.append(_weighed_by_word(p, read_corner(lab, found[0], tuple(wanted), classifier), vetoes))
+            readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
+            corners.append(_weighed_by_word(p, readings[-1], vetoes))
             outlines_at.append(found)
+    corners = _written_once(corners, readings)
     choice, doubtful = _assign(wanted, corners)
     markers: dict[str, Marker] = {}
     for label, k in zip(wanted, choice):
@@ -111,6 +115,22 @@ def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: di
         elif reading.confirms(label) and scores[label] >= MIN_EVIDENCE:
             scores[label] = max(scores[label], WORD_CONFIRMS)
     return replace(corner, scores=scores)
+
+
+def _written_once(corners: list[Proposal], readings: list[CornerReading | None]) -> list[Proposal]:
+    """`corners` with each label's score cut to WORD_ELSEWHERE x at every corner but the one
+    whose word clearly reads as it, where exactly one does (a label is written once: the
+    finder's reading of it elsewhere, where the word is unread or unclear, is a confusion)."""
+    out = list(corners)
+    for label in {l for c in corners for l in c.scores}:
+        confirmed = [k for k, (c, r) in enumerate(zip(corners, readings))
+                     if r is not None and label in r.label_similarities and r.confirms(label) and c.scores[label] > 0]
+        if len(confirmed) != 1:
+            continue
+        for k, c in enumerate(out):
+            if k != confirmed[0] and c.scores.get(label, 0) > 0:
+                out[k] = replace(c, scores={**c.scores, label: c.scores[label] * WORD_ELSEWHERE})
+    return out
 
 
 def _assign(labels: list[str], corners: list[Proposal]) -> tuple[tuple[int | None, ...], dict[str, str]]:
