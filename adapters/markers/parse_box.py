@@ -1,15 +1,15 @@
 """Read drawn boxes (Object_Localization): which labelled box is where, or why it cannot be said.
 
 The corner finder proposes each label's top-left corner (where the label is written) and every
-rectangle's bottom-right corner; box_outline fits and checks the outline between a candidate
-corner and each bottom-right corner (or the image's border, for a box cut off there). The word
-written at a corner is read by the glyph classifier (box_label): a corner whose word clearly is
-another label, letter or digit loses the finder's score for the labels it is not, and one that
-clearly reads as the label the finder read there backs it (and, a label being written once,
-takes most of that label's score from the finder's readings of it at other corners). Labels go to the corners that start
-an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
-wins decisively and exactly one drawn outline starts there. Anything else leaves it missing
-with the reason, so a question is never answered from a guessed box.
+rectangle's bottom-right corner; box_outline fits and checks the outline between a candidate corner
+and each bottom-right corner (or the image's border, for a box cut off there). The word written at
+a corner is read by the glyph classifier (box_label): a corner whose word clearly is another label,
+letter or digit loses the finder's score for the labels it is not, and one that clearly reads as
+the label the finder read there backs it (and, a label being written once, takes most of that
+label's score from the finder's readings of it at other corners). Labels go to the corners that
+start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
+wins decisively and exactly one drawn outline starts there. Anything else leaves it missing with
+the reason, so a question is never answered from a guessed box.
 
     markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
 """
