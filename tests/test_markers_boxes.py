@@ -431,3 +431,13 @@ def test_a_label_whose_word_reads_clearly_at_one_corner_is_not_in_doubt_for_a_re
     assert max(abs(np.subtract(markers["A"].box, a))) <= 1.0 and "B" in missing
     markers, missing, _ = read_boxes(outlines_only(noisy(6), BOXES, colour=style.colour), ["A", "B"], finder)
     assert "may as well be" in missing["A"]
+
+
+def test_a_box_drawn_just_inside_the_border_is_fitted_with_its_far_side():
+    """The right side 4.7 px left of the last column (w = 320), its 3 px stroke measured about
+    5 px wide, is drawn and found: the top and bottom sides end at it, not at the border (they
+    were once required to run into the border, as a cut-off box's do)."""
+    box = (95.3, 16.8, 315.3, 184.4)
+    image = outlines_only(noisy(22, 240, 320), {"A": box}, width=3)
+    outline = fit_outline(to_lab(image), box)
+    assert outline is not None and max(abs(np.subtract(outline.box, box))) <= 1.0

@@ -297,7 +297,9 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
             reached.append((False, False))
             continue
         line = _Line(lab, across, transposed, colour, tau)
-        cut_off = not _visible(end, width, limit_along)  # the border stands in for the far side
+        # the border stands in for the far side (as fit_outline judged it: a side drawn 2 px inside
+        # the border, its stroke wider than that gap, was found there and is seen)
+        cut_off = not _visible(end, 1, limit_along)
         # a side of a box cut off by the border runs up to the image's last row (column)
         last = limit_along - 1 if cut_off else int(np.floor(end - half - 1))
         along = np.arange(int(np.ceil(start + half + 1)), last + 1)
