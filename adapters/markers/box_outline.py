@@ -413,10 +413,10 @@ class _Line:
         """(n,) bool: where the left side's own label hides its start. With no room above the
         box, the label is written inside it, and a dark label box starts at the stroke's outer
         edge: a stretch not inked, starting within OWN_LABEL_START px of the side's start, where
-        some row of the stroke's band is darker than a label's box is (its light text may cross
-        the others; the scene outside is not covered), for at most LABEL_BOX_MAX px (another
-        label's box may go on below it). Unlike other labels' boxes, this one hides a dark
-        side too: it is darker still."""
+        some row of the stroke's band is below BOX_DARK and OWN_LABEL_DARKER below the stroke's
+        L (its light text may cross the other rows; the scene outside is not covered), for at
+        most LABEL_BOX_MAX px (another label's box may go on below it). Unlike the excuse for
+        other labels' boxes, this one holds for dark strokes too: the label's box is darker still."""
         darker = min(BOX_DARK, float(self.colour[0]) - OWN_LABEL_DARKER)
         dark = ~hit & (self.pixels(along, self.band)[..., 0] < darker).any(axis=1)
         hidden = np.zeros_like(hit)
@@ -465,7 +465,10 @@ def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: floa
     line is not, and no longer than a label's box (LABEL_BOX_MAX px from the corner to where the
     side is drawn; a dark scene goes on further). check_start: whether the start (the end nearer
     0) is checked too."""
-    for zone, towards_corner in ((slice(0, REACH), hit), (slice(-REACH, None), hit[::-1]))[0 if check_start else 1:]:
+    # each end's zone, and the side read from that end towards the other
+    ends = [(slice(0, REACH), hit)] if check_start else []
+    ends.append((slice(-REACH, None), hit[::-1]))
+    for zone, towards_corner in ends:
         if hit[zone].mean() >= MIN_REACH:
             continue
         # a label's box is at most LABEL_BOX_MAX px long: a longer stretch not drawn up to the

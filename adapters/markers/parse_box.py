@@ -72,7 +72,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
             corners.append(_weighed_by_word(p, readings[-1], vetoes))
             outlines_at.append(found)
-    corners = _written_once(corners, readings)
+    corners = _written_once(wanted, corners, readings)
     choice, doubtful = _assign(wanted, corners)
     markers: dict[str, Marker] = {}
     for label, k in zip(wanted, choice):
@@ -117,14 +117,15 @@ def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: di
     return replace(corner, scores=scores)
 
 
-def _written_once(corners: list[Proposal], readings: list[CornerReading | None]) -> list[Proposal]:
+def _written_once(labels: list[str], corners: list[Proposal], readings: list[CornerReading | None]) -> list[Proposal]:
     """`corners` with each label's score cut to WORD_ELSEWHERE x at every corner but the one
-    whose word clearly reads as it, where exactly one does (a label is written once: the
-    finder's reading of it elsewhere, where the word is unread or unclear, is a confusion)."""
+    where the word clearly reads as it and the finder read it too (as _weighed_by_word backs),
+    where exactly one does (a label is written once: the finder's reading of it elsewhere,
+    where the word is unread or unclear, is a confusion)."""
     out = list(corners)
-    for label in {l for c in corners for l in c.scores}:
+    for label in labels:
         confirmed = [k for k, (c, r) in enumerate(zip(corners, readings))
-                     if r is not None and label in r.label_similarities and r.confirms(label) and c.scores[label] > 0]
+                     if r is not None and r.confirms(label) and c.scores[label] >= MIN_EVIDENCE]
         if len(confirmed) != 1:
             continue
         for k, c in enumerate(out):
