@@ -207,3 +207,15 @@ def test_the_patch_reader_takes_a_word_placed_marker_back_only_for_this_question
     assert ("C" in parsed.markers) is not vetoed
     if vetoed:
         assert "surroundings read as" in parsed.missing["C"]
+
+
+def test_both_networks_are_read_over_the_asked_labels_only():
+    # the finder's likeliest label at C is E and the reader's REF, neither asked: the asked
+    # label each reads likeliest there is C, with enough score and conditioned probability
+    proposal = [(*POINTS["C"], {"E": 0.6, "C": 0.4})]
+    reader = {**SURE, POINTS["C"]: {REF: 0.5, "C": 0.4, NONE: 0.1}}
+    parsed = parse(without_c(), proposal, reader)
+    assert parsed.markers["C"].source == "finder" and parsed.markers["C"].xy == POINTS["C"]
+    # a place the reader mostly reads as a label not asked stays another drawing's
+    refused = parse(without_c(), proposal, {**SURE, POINTS["C"]: {"E": 0.8, "C": 0.15, NONE: 0.05}})
+    assert "C" in refused.missing

@@ -8,6 +8,7 @@ import torch
 
 from adapters.markers import MarkerStyle, draw_points, parse_image
 from adapters.markers.detect import find_circles
+from adapters.markers.labels import REF as REF_CLASS
 from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
 from train.markers_reader import main as train_main
 
@@ -106,3 +107,16 @@ def test_a_word_placed_marker_whose_ring_reads_as_no_marker_is_taken_back():
     assert set(parse_image(image, list(POINTS), patch_reader=False).markers) == {"A", "B", "C"}
     parsed = parse_image(image, list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
     assert set(parsed.markers) == {"A", "B"} and "read as no marker" in parsed.missing["C"]
+
+
+@pytest.mark.parametrize("reading, placed", [
+    ({REF_CLASS: 0.5, "C": 0.45, NONE: 0.05}, True),  # REF is not asked: C is the reading
+    ({"E": 0.9, "C": 0.08, NONE: 0.02}, False),  # mostly a label not asked: another drawing's ring
+    ({REF_CLASS: 0.5, "C": 0.2, NONE: 0.3}, False),  # conditioned, C is still unsure (0.4)
+])
+def test_the_reader_is_read_over_the_asked_labels_only(reading, placed):
+    parsed = parse_image(blotted(), list(POINTS), patch_reader=OracleReader({**SURE, POINTS["C"]: reading}),
+                         centre_finder=False)
+    assert ("C" in parsed.markers) == placed
+    if placed:
+        assert parsed.markers["C"].source == "patch" and parsed.markers["C"].confidence == pytest.approx(0.45 / 0.5, abs=0.1)
