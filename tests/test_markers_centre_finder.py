@@ -219,3 +219,15 @@ def test_both_networks_are_read_over_the_asked_labels_only():
     # a place the reader mostly reads as a label not asked stays another drawing's
     refused = parse(without_c(), proposal, {**SURE, POINTS["C"]: {"E": 0.8, "C": 0.15, NONE: 0.05}})
     assert "C" in refused.missing
+
+
+@pytest.mark.parametrize("a_score, placed", [(0.31, False), (0.25, False), (0.15, True)])
+def test_the_finder_must_tell_the_label_from_the_other_asked_labels(a_score, placed):
+    # an inked blob where C's label was: the finder scores A (placed elsewhere) about as high as C,
+    # so its C there is no reading, however surely the reader's conditioned C follows it
+    proposal = [(*POINTS["C"], {"D": 0.6, "C": 0.32, "A": a_score})]
+    reader = {**SURE, POINTS["C"]: {"C": 0.6, "D": 0.3, NONE: 0.1}}
+    parsed = parse(without_c(), proposal, reader)
+    assert ("C" in parsed.markers) is placed
+    if not placed:
+        assert "above any other asked label" in parsed.missing["C"]

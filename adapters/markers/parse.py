@@ -112,6 +112,9 @@ AGREED_PROBABILITY = 0.5
 AGREED_CENTRE = 2.0  # px: a proposal this close to a ring's centre is that ring's (farther: a place of its own)
 AGREED_LONE_PROBABILITY = 0.8
 FINDER_RIVAL = 0.15
+# ... and its likeliest asked label must lead the next asked label by this much: a finder that
+# cannot tell A from C at a place (an inked blob where a label was) is not reading it there
+FINDER_MARGIN = 0.1
 FINDER_NEAR = 5.0
 FINDER_CONTRADICTS = 0.5  # _check_by_finder: a finder score this sure off a marker may take it back
 
@@ -480,11 +483,16 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
 
     asked = [*parsed.markers, *parsed.missing]
 
-    def finder_reads(k: int, label: str, score: float) -> bool:
-        # the finder's scores are one sigmoid per label: its likeliest *asked* label keeps its own score
+    def finder_reads(k: int, label: str, score: float, margin: float = 0.0) -> bool:
+        # the finder's scores are one sigmoid per label: its likeliest *asked* label keeps its own
+        # score, and must stand `margin` above the next asked label's
         proposal = places[k][2]
-        return (proposal is not None and max(asked, key=lambda other: proposal.scores.get(other, 0.0)) == label
-                and proposal.scores.get(label, 0.0) >= score)
+        if proposal is None:
+            return False
+        ranked = sorted(asked, key=lambda other: proposal.scores.get(other, 0.0), reverse=True)
+        runner_up = proposal.scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
+        own = proposal.scores.get(label, 0.0)
+        return ranked[0] == label and own >= score and own - runner_up >= margin
 
     def reader_reads(k: int, label: str, probability: float) -> bool:
         row = probabilities[k]
@@ -492,7 +500,7 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
 
     for label in list(parsed.missing):
         agreed = [k for k in range(len(places))
-                  if finder_reads(k, label, needed[0]) and reader_reads(k, label, needed[1])]
+                  if finder_reads(k, label, needed[0], FINDER_MARGIN) and reader_reads(k, label, needed[1])]
         j = agreed[0] if agreed else -1
         (x, y), ring, proposal = places[j]
         # a rival: another place both networks read as the label (a place only one of them reads as
@@ -502,7 +510,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
         rivals = [k for k in range(len(places)) if k != j
                   and finder_reads(k, label, FINDER_RIVAL) and reader_reads(k, label, PATCH_RIVAL)
                   and np.hypot(places[k][0][0] - x, places[k][0][1] - y) > SAME_CENTRE]
-        why = (f"no place where the finder scores {label} >= {needed[0]} and the patch reader reads it "
+        why = (f"no place where the finder scores {label} >= {needed[0]} ({FINDER_MARGIN} above any other asked "
+               f"label) and the patch reader reads it "
                f"with p >= {needed[1]}" if not agreed
                else f"{len(rivals) + 1} places read as {label} to both networks" if rivals
                else "its ring is incomplete for a lone marker" if ring is not None and lone
