@@ -8,7 +8,8 @@ back with parse_box.read_boxes and the shipped corner finder, and counts boxes f
 right label and every coordinate within 2 px. A wrong silent answer is a box returned at the
 wrong place; an image is answered when every box on it is placed. Boxes in the held-out fonts
 (glyphs.HELD_OUT_FONTS, never used to train the corner finder) and on photographs (never used
-to train it either) are reported apart.
+to train it either) are reported apart, as are images by how many boxes they hold (BLINK's
+Object_Localization draws two).
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0]
 """
@@ -67,7 +68,8 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
             if label in missing:
                 reasons[missing[label].split(" (")[0].split(":")[0]] += 1
             for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if style.font in HELD_OUT_FONTS
-                          else "training_fonts", "photo" if kind == "photo" else "procedural"):
+                          else "training_fonts", "photo" if kind == "photo" else "procedural",
+                          f"{len(labels)}_boxes_per_image"):
                 groups[group].update(right=int(right), wrong=int(wrong), boxes=1)
         images["images"] += 1
         images["answered"] += not missing

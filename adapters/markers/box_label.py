@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .box_outline import Outline
-from .detect import Circle, Word, box_text_words, colour_text_words
+from .box_outline import Outline, tolerance
+from .detect import BOX_DARK, Circle, Word, box_text_words, colour_text_words
 from .glyphs import MIN_SIMILARITY, GlyphClassifier
 
 REACH = 34  # px around the corner searched: a label up to 18 px tall plus its box's padding
@@ -63,6 +63,33 @@ class CornerReading:
         than `label`."""
         return (self.nearest != label and self.nearest not in LINE_LIKE and self.similarity >= MIN_SIMILARITY
                 and self.similarity - self.label_similarities[label] >= CLEAR_MARGIN)
+
+
+LABEL_ZONE = (22, 14)  # px (tall, wide) where a label starts at a corner: up to 18 px tall, a 1-4 px gap
+MIN_LABEL_INK = 10  # px of the box's colour in that zone: something is written there (a letter 8 px tall has more)
+MIN_LABEL_DARK = 0.3  # ... or this fraction of the zone darker than BOX_DARK (a label's dark box)
+
+
+def something_written(lab: np.ndarray, outline: Outline) -> bool:
+    """Whether anything is written where `outline`'s label goes (above its top-left corner, or
+    inside it where there is no room above), read or not: MIN_LABEL_INK px of the box's colour
+    there, or MIN_LABEL_DARK of it as dark as a label's box. A label touching another box's line
+    (one component with it) or drawn over it is no word corner_words can isolate, but its ink is
+    there; an unlabelled rectangle's corner has the scene there."""
+    H, W = lab.shape[:2]
+    half = outline.width / 2
+    tall, wide = LABEL_ZONE
+    x0 = int(round(outline.x0 - half))
+    above = int(round(outline.y0 - half - 1))
+    if above >= 9:  # room for the smallest label above the corner (8 px and its gap)
+        zone = lab[max(above - tall, 0):above, max(x0, 0):x0 + wide]
+    else:  # written inside the box, right of its left side's stroke
+        below = int(round(outline.y0 + half + 1))
+        zone = lab[below:below + tall, max(int(round(outline.x0 + half + 1)), 0):x0 + wide]
+    if zone.size == 0:
+        return False
+    ink = np.linalg.norm(zone - np.asarray(outline.lab), axis=-1) <= tolerance(outline.width, outline.contrast)
+    return int(ink.sum()) >= MIN_LABEL_INK or float((zone[..., 0] < BOX_DARK).mean()) >= MIN_LABEL_DARK
 
 
 def corner_words(lab: np.ndarray, outline: Outline) -> list[Word]:

@@ -19,6 +19,7 @@ here is a 1-D search across one known side, which no library offers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -54,6 +55,9 @@ SEPARATE = 2.0  # ... when this far apart (nearer: one stroke and a piece of its
 STRONG = 0.6  # of the strongest alike candidate's contrast: a side's candidates that compete on position
 WIDTH_SPREAD = 3.0  # px the measured widths of one box's sides may differ (a label beside a side blurs its profile)
 THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it over 2-4 rows)
+ALONGSIDE = 2  # px past a wide stroke's edge where another line of its colour touches it ...
+MAX_ALONGSIDE = 0.3  # ... along at most this fraction of a side measured NARROWER than the others
+NARROWER = 2.0  # px: a side's stroke measured this much narrower than the box's (the median side's)
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,10 @@ class Side:
 class Outline:
     """A verified drawn box: (x0, y0, x1, y1) of its strokes' centre lines (as draw_boxes and
     cv2.rectangle take them), stroke width px, colour (Lab), contrast (Lab units), coverage (the
-    least drawn fraction of a visible side) and how many sides were seen (inside the image)."""
+    least drawn fraction of a visible side) and how many sides were seen (inside the image).
+    merged: a side measured narrower than the others has another line of its colour touching it
+    along much of its length (see _Line.alongside): the outline is drawn, but where that side
+    lies is unclear, so it is no box to place (it still counts as one starting at its corner)."""
 
     x0: float
     y0: float
@@ -83,6 +90,7 @@ class Outline:
     contrast: float
     coverage: float
     sides_seen: int
+    merged: bool = False
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -156,17 +164,27 @@ def side_candidates(lab: np.ndarray, approx: float, start: float, end: float, tr
 def _centre_line(image: np.ndarray, top: int, stroke: int, start: int, end: int) -> tuple[float, float]:
     """(sub-pixel centre row, width px) of a horizontal stroke over rows top..top+stroke-1 in
     columns start..end: the centroid and the sum of how far each row's median colour has gone
-    from the scene beside it towards the stroke's colour (anti-aliased edge rows count in part)."""
+    from the scene beside it towards the stroke's colour (anti-aliased edge rows count in part).
+
+    Columns where another line of the stroke's colour crosses it (the rows beside the stroke on
+    both sides are ink too) are left out when at most half are: other boxes' sides crossing this
+    one fill those columns' profile with ink, which widens the stroke and pulls its centre."""
     H = image.shape[0]
     rows = np.arange(max(0, top - 3), min(H, top + stroke + 3))
-    profile = np.median(image[rows, start:end + 1], axis=1)  # (rows, 3)
-    ink = np.median(image[top:top + stroke, start:end + 1], axis=1).mean(axis=0)
     outside = [r for r in (top - 3, top - 2, top + stroke + 1, top + stroke + 2) if 0 <= r < H]
-    scene = np.median(image[outside, start:end + 1], axis=1).mean(axis=0)
-    towards = ink - scene
-    length2 = float(towards @ towards)
-    if length2 < 1e-3:
-        return top + (stroke - 1) / 2, float(stroke)
+    columns = image[:, start:end + 1]
+    for _ in range(2):  # the second pass without the crossed columns, if any
+        ink = np.median(columns[top:top + stroke], axis=1).mean(axis=0)
+        scene = np.median(columns[outside], axis=1).mean(axis=0)
+        towards = ink - scene
+        length2 = float(towards @ towards)
+        if length2 < 1e-3:
+            return top + (stroke - 1) / 2, float(stroke)
+        crossed = (np.linalg.norm(columns[outside] - ink, axis=-1) < 0.5 * np.sqrt(length2)).all(axis=0)
+        if not crossed.any() or crossed.sum() > crossed.size / 2:
+            break
+        columns = columns[:, ~crossed]
+    profile = np.median(columns[rows], axis=1)  # (rows, 3)
     t = np.clip((profile - scene) @ towards / length2, 0, 1)
     return float((t * rows).sum() / max(t.sum(), 1e-6)), float(max(t.sum(), 1.0))
 
@@ -238,7 +256,9 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
     if any(not _alike(s.lab, colour, width) or abs(s.width - width) > WIDTH_SPREAD for s in drawn):
         return None
     box = (pos[2], pos[0], pos[3], pos[1])
-    return _verify(lab, box, width, colour, min(s.contrast for s in drawn))
+    # per side (top, bottom, left, right, as _verify takes them): measured narrower than the box
+    narrower = [s is not None and width - s.width > NARROWER for s in found]
+    return _verify(lab, box, width, colour, min(s.contrast for s in drawn), narrower)
 
 
 def _common_colour(options: list[list[Side]]) -> tuple[np.ndarray, float] | None:
@@ -279,18 +299,45 @@ def _nearest(candidates: list[Side], colour, width: float, approx: float | None 
                + abs(c.width - width) / 2, default=None)
 
 
-def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float) -> Outline | None:
+def tolerance(width: float, contrast: float) -> float:
+    """Lab units a stroke's pixel may differ from the box's colour and still be its ink: a thin
+    anti-aliased line is seen blended with whatever lies behind it, so its colour varies more."""
+    return float(np.clip(0.7 * contrast, 12.0, 45.0) if width <= THIN else np.clip(0.45 * contrast, 8.0, 35.0))
+
+
+def same_style(a: Outline, b: Outline) -> bool:
+    """Whether two outlines are drawn alike (colour within COLOUR_SPREAD, or COLOUR_SPREAD_THIN
+    for thin strokes; widths within WIDTH_SPREAD), as one question's boxes are."""
+    return _alike(a.lab, b.lab, min(a.width, b.width)) and abs(a.width - b.width) <= WIDTH_SPREAD
+
+
+def crosses_at_top_left(lab: np.ndarray, outline: Outline) -> bool:
+    """Whether both lines at `outline`'s top-left corner go on past it (its top side to the
+    left, its left side upwards): two boxes' lines crossing there, the corner of the rectangle
+    between two overlapping boxes rather than a drawn box's own corner. (_verify leaves this
+    corner unchecked, as the label is written there; a label above or inside the corner does
+    not carry the top side on to the left, so one line going on is not a crossing.)"""
+    H, W = lab.shape[:2]
+    half, tau = outline.width / 2, tolerance(outline.width, outline.contrast)
+    colour = np.asarray(outline.lab)
+    top = _Line(lab, outline.y0, False, colour, tau).run_on(outline.x0, -1, half, W)
+    left = _Line(lab, outline.x0, True, colour, tau).run_on(outline.y0, -1, half, H)
+    return min(top, left) > MAX_RUN_ON
+
+
+def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
+            narrower: Sequence[bool] = (False,) * 4) -> Outline | None:
     """The Outline at `box` in `colour`, or None when some visible side is not of that colour
     along most of its length or up to its corners, or two lines cross at a corner."""
     H, W = lab.shape[:2]
     x0, y0, x1, y1 = box
     half = width / 2
-    # a thin anti-aliased line is seen blended with whatever lies behind it: its colour varies more
-    tau = float(np.clip(0.7 * contrast, 12.0, 45.0) if width <= THIN else np.clip(0.45 * contrast, 8.0, 35.0))
+    tau = tolerance(width, contrast)
     # (across: row or column of the side, from, to along it, transposed: a vertical side)
     sides = [(y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)]
     coverages, colours, runs_on, reached = [], [], [], []
-    for across, start, end, transposed in sides:
+    merged = False
+    for (across, start, end, transposed), narrow in zip(sides, narrower):
         limit_across, limit_along = (W, H) if transposed else (H, W)
         if not _visible(across, width, limit_across):
             runs_on.append((0.0, 0.0))
@@ -318,6 +365,8 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
             if (~hidden).sum() < MIN_SIDE // 2:
                 return None
         coverage = float(hit[~hidden].mean())
+        # another line of this colour touches it: which part of the band is this side is unclear
+        merged |= bool(narrow and width > THIN and line.alongside(along, half) > MAX_ALONGSIDE)
         if cut_off and hit[-REACH:].mean() < INTO_BORDER:
             return None  # a side ending a few px short of the border is a whole box's, its far side unseen
         # the top-left corner needs no reach: the label is written over it (inside the box when there
@@ -353,7 +402,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     if any(not _alike(c, measured, width) for c in colours):
         return None
     return Outline(float(x0), float(y0), float(x1), float(y1), float(width), tuple(float(v) for v in measured),
-                   float(contrast), min(coverages), len(coverages))
+                   float(contrast), min(coverages), len(coverages), merged)
 
 
 class _Line:
@@ -433,6 +482,19 @@ class _Line:
         dark = ~hit & ((self.pixels(along, across)[..., 0] < BOX_DARK).mean(axis=1) >= LABEL_BOX_DARK)
         edges = np.flatnonzero(np.diff(np.concatenate([[0], dark.astype(np.int8), [0]])))
         return [(int(start), int(end)) for start, end in zip(edges[::2], edges[1::2]) if end - start <= LABEL_BOX_MAX]
+
+    def alongside(self, along: np.ndarray, half: float) -> float:
+        """The fraction of positions `along` where the box's colour (within tau) lies ALONGSIDE px
+        past the stroke's edge on one side only: another line of that colour touching this one
+        there (two boxes' parallel sides a stroke's width apart). Their strokes merge into one
+        wide band, and the side fitted on it may be either line's or a mix of both (found 2 px
+        off on the benchmark)."""
+        offset = int(round(half + ALONGSIDE))
+        sides = [r for r in (self.row - offset, self.row + offset) if 0 <= r < self.limit]
+        if len(sides) < 2:
+            return 0.0
+        inked = np.linalg.norm(self.pixels(along, sides) - self.colour, axis=-1) <= self.tau  # (n, 2)
+        return float((inked[:, 0] != inked[:, 1]).mean())
 
     def lightness(self, along: np.ndarray) -> np.ndarray:
         return self.pixels(along)[:, 0]

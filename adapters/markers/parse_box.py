@@ -8,8 +8,9 @@ letter or digit loses the finder's score for the labels it is not, and one that 
 the label the finder read there backs it (and, a label being written once, takes most of that
 label's score from the finder's readings of it at other corners). Labels go to the corners that
 start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
-wins decisively and exactly one drawn outline starts there. Anything else leaves it missing with
-the reason, so a question is never answered from a guessed box.
+wins decisively and exactly one drawn outline starts there; the last label left, when all the
+others are placed, takes the one labelled corner left in their style (`_by_elimination`).
+Anything else leaves it missing with the reason, so a question is never answered from a guessed box.
 
     markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
 """
@@ -22,8 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .box_label import CornerReading, read_corner
-from .box_outline import MIN_SIDE, Outline, fit_outline
+from .box_label import CornerReading, read_corner, something_written
+from .box_outline import MIN_SIDE, Outline, crosses_at_top_left, fit_outline, same_style
 from .centre_finder import Proposal
 from .corner_finder import BOX_LABELS, CornerFinder
 from .detect import to_lab
@@ -41,6 +42,8 @@ FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
 WORD_ELSEWHERE = 0.25  # a label's score kept at other corners where the word at one corner clearly reads as it
+ELIMINATION_EVIDENCE = 0.5  # summed finder scores of the asked labels at a corner the last label is placed at by elimination
+ELIMINATION_CONFIDENCE = 0.5  # confidence of a box placed by elimination (as parse.ELIMINATION_CONFIDENCE)
 
 
 def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
@@ -64,17 +67,19 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     wanted = [l for l in labels if l in BOX_LABELS]
     read = sorted((p for p in proposals if max((p.scores[l] for l in wanted), default=0) >= MIN_EVIDENCE),
                   key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
-    corners, outlines_at, outlines, vetoes, readings = [], [], [], {}, []
+    corners, outlines_at, outlines, vetoes, readings, proposed = [], [], [], {}, [], []
     for p in read:
         found = _outlines_from(lab, p, fars, W, H)
         outlines += found
         if found:
+            proposed.append(p)
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
             corners.append(_weighed_by_word(p, readings[-1], vetoes))
             outlines_at.append(found)
     corners = _written_once(wanted, corners, readings)
     choice, doubtful = _assign(wanted, corners)
     markers: dict[str, Marker] = {}
+    placed: dict[str, Outline] = {}
     for label, k in zip(wanted, choice):
         if k is None:
             missing[label] = f"no box corner read as {label} starts a drawn outline" + (
@@ -84,17 +89,69 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         elif len(outlines_at[k]) > 1:
             missing[label] = (f"{len(outlines_at[k])} drawn outlines start at the corner read as {label} "
                               f"({corners[k].x:.0f}, {corners[k].y:.0f}): which is its box is unclear")
+        elif outlines_at[k][0].merged:
+            missing[label] = (f"a side of the box read as {label} at ({corners[k].x:.0f}, {corners[k].y:.0f}) merges "
+                              "with another line of its colour beside it: where it lies is unclear")
         else:
             o, score = outlines_at[k][0], corners[k].scores[label]
             markers[label] = Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(score, o.coverage), box=o.box,
                                     ring_width=o.width)
+            placed[label] = o
     for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
         twins = [other for other, m in markers.items()
                  if other != label and max(abs(np.subtract(m.box, marker.box))) < SAME_BOX]
         if twins:
             missing[label] = f"its box is also read as {', '.join(twins)}"
     markers = {label: m for label, m in markers.items() if label not in missing}
+    left = [label for label in wanted if label in missing]
+    if len(left) == 1 and markers:
+        last, why = _by_elimination(left[0], {l: placed[l] for l in markers}, proposed, readings, outlines_at, lab)
+        if last is not None:
+            markers[left[0]] = last
+            del missing[left[0]]
+        else:
+            missing[left[0]] += f"; {why}"
     return markers, missing, outlines
+
+
+def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Proposal],
+                    readings: list[CornerReading | None], outlines_at: list[list[Outline]],
+                    lab: np.ndarray) -> tuple[Marker | None, str]:
+    """(`label`'s box, "") when every other label asked was placed (`placed`: their outlines)
+    and exactly one other corner is left that can only be its own, else (None, why not).
+
+    At such a corner the finder (`corners`: its proposals, not weighed by words) reads some label
+    without saying which: the asked labels' scores add up to ELIMINATION_EVIDENCE (the one it
+    favours may be a placed label, which is written once). Something is written there (a word
+    box_label reads, or a label's ink where labels go: the finder's readings at an unlabelled
+    rectangle's corner reached 0.5 too) that does not read as another label or letter. One
+    outline starts there, drawn in the placed boxes' style, not one of theirs, and not the
+    rectangle between two overlapping boxes (its lines crossing at the corner). As in the point
+    parser's elimination (parse._by_elimination), the question itself names the label; a second
+    such corner is a decoy, and then none is placed."""
+    used = [(o.x0, o.y0) for o in placed.values()]
+    candidates = []
+    for corner, reading, found in zip(corners, readings, outlines_at):
+        if len(found) != 1 or sum(corner.scores.get(l, 0.0) for l in (label, *placed)) < ELIMINATION_EVIDENCE:
+            continue
+        if reading is not None and reading.contradicts(label):
+            continue  # another label or letter is written there
+        outline = found[0]
+        if outline.merged or reading is None and not something_written(lab, outline):
+            continue  # nothing written there: an unlabelled rectangle
+        if any(max(abs(outline.x0 - x), abs(outline.y0 - y)) < CORNER_FIT for x, y in used):
+            continue
+        if not all(same_style(outline, other) for other in placed.values()):
+            continue
+        if crosses_at_top_left(lab, outline):
+            continue
+        candidates.append(outline)
+    if len(candidates) != 1:
+        return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
+                      if candidates else "no other corner read as a label starts an outline in the placed boxes' style")
+    o = candidates[0]
+    return Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(ELIMINATION_CONFIDENCE, o.coverage), box=o.box,
+                  ring_width=o.width, source="elimination"), ""
 
 
 def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]]) -> Proposal:
