@@ -42,7 +42,7 @@ FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
 WORD_ELSEWHERE = 0.25  # a label's score kept at other corners where the word at one corner clearly reads as it
-ELIMINATION_EVIDENCE = 0.5  # summed finder scores of the asked labels at a corner the last label is placed at by elimination
+ELIMINATION_EVIDENCE = 0.5  # summed asked-label finder scores at the corner the last label takes by elimination
 ELIMINATION_CONFIDENCE = 0.5  # confidence of a box placed by elimination (as parse.ELIMINATION_CONFIDENCE)
 
 
@@ -93,10 +93,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             missing[label] = (f"a side of the box read as {label} at ({corners[k].x:.0f}, {corners[k].y:.0f}) merges "
                               "with another line of its colour beside it: where it lies is unclear")
         else:
-            o, score = outlines_at[k][0], corners[k].scores[label]
-            markers[label] = Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(score, o.coverage), box=o.box,
-                                    ring_width=o.width)
-            placed[label] = o
+            placed[label] = outlines_at[k][0]
+            markers[label] = _box_marker(label, placed[label], corners[k].scores[label])
     for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
         twins = [other for other, m in markers.items()
                  if other != label and max(abs(np.subtract(m.box, marker.box))) < SAME_BOX]
@@ -137,7 +135,9 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
         if reading is not None and reading.contradicts(label):
             continue  # another label or letter is written there
         outline = found[0]
-        if outline.merged or reading is None and not something_written(lab, outline):
+        if outline.merged:
+            continue  # where one of its sides lies is unclear
+        if reading is None and not something_written(lab, outline):
             continue  # nothing written there: an unlabelled rectangle
         if any(max(abs(outline.x0 - x), abs(outline.y0 - y)) < CORNER_FIT for x, y in used):
             continue
@@ -149,9 +149,15 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
     if len(candidates) != 1:
         return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
                       if candidates else "no other corner read as a label starts an outline in the placed boxes' style")
-    o = candidates[0]
-    return Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(ELIMINATION_CONFIDENCE, o.coverage), box=o.box,
-                  ring_width=o.width, source="elimination"), ""
+    return _box_marker(label, candidates[0], ELIMINATION_CONFIDENCE, source="elimination"), ""
+
+
+def _box_marker(label: str, outline: Outline, score: float, source: str = "parsed") -> Marker:
+    """The Marker of `label`'s box `outline`: centred in it, as confident as the reading `score`
+    and the outline's least drawn side allow."""
+    o = outline
+    return Marker(label, ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2), min(score, o.coverage), box=o.box,
+                  ring_width=o.width, source=source)
 
 
 def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]]) -> Proposal:
