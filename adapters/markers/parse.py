@@ -22,9 +22,11 @@ on its own; a label is placed at the one place (a judged circle or a proposal) w
 finder and the patch reader both read it, each with less certainty than the reader alone needs
 (`_place_by_finder`, source "finder"); before that, a placed marker the finder does not read
 at its centre is taken back when the finder surely centres its label a few px off, or both
-networks surely read it elsewhere (`_check_by_finder`). When a different circle for some label
-costs nearly as much, or a label has no reading beside any circle, the parser raises
-MarkerError instead of guessing.
+networks surely read it elsewhere (`_check_by_finder`). When the words' elimination had as
+many circles as unread labels but could not tell which is which, and the networks placed some
+of those labels on those circles, the rest take the circles left (`_place_by_elimination`
+again). When a different circle for some label costs nearly as much, or a label has no reading
+beside any circle, the parser raises MarkerError instead of guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
 (corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,
@@ -146,6 +148,12 @@ class ImageParse:
     circles: list[Circle]
     reads: list[LabelRead]
     outlines: list[Outline] = field(default_factory=list)  # drawn boxes fitted (box markers only)
+    # what elimination weighs (_place_by_elimination): words of label height read as nothing, the
+    # (reading, circle index) of each label the words placed, and the labels left ambiguous
+    unread: list[LabelRead] = field(default_factory=list)
+    word_pairs: dict[str, tuple[LabelRead, int]] = field(default_factory=dict)
+    ambiguous: set[str] = field(default_factory=set)
+    eliminable: set[int] = field(default_factory=set)  # circles the words' elimination left, as many as its labels
 
 
 def _rect_distance(x: float, y: float, rect) -> float:
@@ -244,6 +252,9 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
             _check_by_finder(rgb, parsed, reader, proposals)
             if parsed.missing:
                 _place_by_finder(rgb, parsed, reader, proposals, judged)
+        by_networks = sorted(label for label, m in parsed.markers.items() if m.source in ("patch", "finder"))
+        if parsed.missing and by_networks:
+            _place_by_elimination(parsed, classifier or default_classifier(), after=", ".join(by_networks))
     return parsed
 
 
@@ -306,28 +317,55 @@ def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
             if j != k and label not in ambiguous:
                 ambiguous.add(label)
                 missing[label] = f"ambiguous: another circle fits almost as well (cost {best_cost:.1f} vs {cost:.1f})"
-    placed = [(label, pair) for label, pair in zip(labels, best) if label not in ambiguous]
+    placed = {label: pair for label, pair in zip(labels, best) if label not in ambiguous}
     markers = {}
-    for label, (read, j) in placed:
+    for label, (read, j) in placed.items():
         c = circles[j]
         confidence = float(min(read.reading.similarity, c.coverage))
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
-    unreadable = [label for label in missing if circles and not any(r.label == label for r in reads)]
+    parsed = ImageParse(markers, missing, circles, reads, unread=unread, word_pairs=placed, ambiguous=ambiguous)
+    _place_by_elimination(parsed, classifier)
+    return parsed
+
+
+def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, after: str = "") -> None:
+    """Give the missing labels no word was read as the free circles left in the word-placed
+    markers' style (_by_elimination; in place, source "elimination"). Run after the words, and
+    again after the networks placed other labels (`after`: which, for the reasons): a circle
+    they took is no longer free, and one fewer label competes for the rest."""
+    unreadable = [label for label in parsed.missing
+                  if parsed.circles and not any(r.label == label for r in parsed.reads)]
+    # the word-placed markers still standing (the networks' checks may have taken some back)
+    placed = [(read, j) for label, (read, j) in parsed.word_pairs.items()
+              if label in parsed.markers and parsed.markers[label].xy == (parsed.circles[j].x, parsed.circles[j].y)]
     # (not beside ambiguous labels: the circles they may have are free, and may be taken)
-    if unreadable and placed and not ambiguous:
-        by_elimination, why = _by_elimination(unreadable, [pair for _, pair in placed], circles, unread, classifier)
-        for label in unreadable:
-            if label not in by_elimination:
-                missing[label] += f"; {why}"
-                continue
-            read, j = by_elimination[label]
-            c = circles[j]
-            del missing[label]
-            markers[label] = Marker(label, (c.x, c.y), ELIMINATION_CONFIDENCE * c.coverage, radius=c.r,
-                                    ring_width=c.width, label_box=tuple(int(v) for v in read.rect),
-                                    colour=c.colour, source="elimination")
-    return ImageParse(markers, missing, circles, reads)
+    if not unreadable or not placed or parsed.ambiguous - set(parsed.markers):
+        return
+    taken = {j for j, c in enumerate(parsed.circles)
+             if any(np.hypot(c.x - m.xy[0], c.y - m.xy[1]) < SAME_CENTRE for m in parsed.markers.values())}
+    candidates = _elimination_candidates(unreadable, placed, parsed.circles, parsed.unread, taken)
+    if not after:
+        # as many candidate circles as unread labels: the words could not tell which is which
+        # (or placed them all); the networks may place some of them and leave the rest decided
+        parsed.eliminable = set(candidates) if len(candidates) == len(unreadable) else set()
+    elif not parsed.eliminable or set(candidates) - parsed.eliminable or any(
+            not any(np.hypot(parsed.circles[j].x - m.xy[0], parsed.circles[j].y - m.xy[1]) < SAME_CENTRE
+                    for j in parsed.eliminable) for m in parsed.markers.values() if m.source in ("patch", "finder")):
+        # the networks placed labels on circles the words' elimination did not leave for them: a
+        # circle left over by coincidence (the first pass found fewer or more) would be a guess
+        return
+    by_elimination, why = _by_elimination(unreadable, candidates, classifier)
+    for label in unreadable:
+        if label not in by_elimination:
+            parsed.missing[label] += f"; {why}" + (f" (once {after} placed)" if after else "")
+            continue
+        read, j = by_elimination[label]
+        c = parsed.circles[j]
+        del parsed.missing[label]
+        parsed.markers[label] = Marker(label, (c.x, c.y), ELIMINATION_CONFIDENCE * c.coverage, radius=c.r,
+                                       ring_width=c.width, label_box=tuple(int(v) for v in read.rect),
+                                       colour=c.colour, source="elimination")
 
 
 def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
@@ -559,25 +597,17 @@ def _rings_alike(rings: list[Circle]) -> bool:
     return max(radii) - min(radii) <= STYLE_RADIUS and spread <= (STYLE_COLOUR_THIN if thin else STYLE_COLOUR)
 
 
-def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: list[LabelRead],
-                    classifier: GlyphClassifier) -> tuple[dict[str, tuple[LabelRead, int]], str]:
-    """The circles left for the labels no word was read as: ({label: (word, circle index)}, "")
-    or ({}, why not).
+def _elimination_candidates(labels: list[str], placed, circles: list[Circle], unread: list[LabelRead],
+                            taken: set[int] = frozenset()) -> dict[int, list[LabelRead]]:
+    """{circle index: the unread words beside it} for every free circle (neither placed, of
+    `placed`'s (reading, circle) pairs, nor `taken`) that may carry one of the unread `labels`.
 
     Every other label was placed; the drawing's style is theirs. A free circle qualifies when it
     matches that style (_one_style: radius, colour, label height; the radius more tightly, within
     ELIMINATION_RADIUS of the placed rings', as no reading backs it) and an unread word, no
     wider than a letter when the labels are letters, sits beside it where the placed labels sit
-    (placement within MAX_PLACEMENT_ERROR, on their side). There must be exactly as many
-    qualifying circles as unread labels (one more is a decoy: which one is which cannot be told).
-    - One label: its circle is the one left. A small label in a bold font is often an inked blob
-      no reader can name; the question itself says which label it is.
-    - Several: the words are read against the unread labels only (an "8" beside a circle, when B
-      and D are the labels left, is read as the more B-like of the two). Every label must be at
-      least CONSTRAINED_MIN_SIMILARITY like its word, and the best matching of labels to circles
-      must beat every other matching by CONSTRAINED_MARGIN of summed similarity; else none is placed.
-    """
-    used = {j for _, j in placed}
+    (placement within MAX_PLACEMENT_ERROR, on their side)."""
+    used = {j for _, j in placed} | set(taken)
     side = _unit(np.mean([_side(read.rect, circles[j]) for read, j in placed], axis=0))
     radius = float(np.median([circles[j].r for _, j in placed]))
     letters_only = REF not in labels
@@ -595,6 +625,23 @@ def _by_elimination(labels: list[str], placed, circles: list[Circle], unread: li
                 continue
             if _one_style([*placed, (word, j)], circles):
                 candidates.setdefault(j, []).append(word)
+    return candidates
+
+
+def _by_elimination(labels: list[str], candidates: dict[int, list[LabelRead]],
+                    classifier: GlyphClassifier) -> tuple[dict[str, tuple[LabelRead, int]], str]:
+    """The circles left for the labels no word was read as (`candidates`: _elimination_candidates):
+    ({label: (word, circle index)}, "") or ({}, why not).
+
+    There must be exactly as many candidate circles as unread labels (one more is a decoy: which
+    one is which cannot be told).
+    - One label: its circle is the one left. A small label in a bold font is often an inked blob
+      no reader can name; the question itself says which label it is.
+    - Several: the words are read against the unread labels only (an "8" beside a circle, when B
+      and D are the labels left, is read as the more B-like of the two). Every label must be at
+      least CONSTRAINED_MIN_SIMILARITY like its word, and the best matching of labels to circles
+      must beat every other matching by CONSTRAINED_MARGIN of summed similarity; else none is placed.
+    """
     if len(candidates) != len(labels):
         return {}, (f"{len(candidates)} free circles in the other markers' style have an unread label "
                     f"beside them, for {len(labels)} unread label(s)" if candidates
