@@ -111,6 +111,21 @@ def test_lines_crossing_a_side_neither_widen_nor_pull_its_stroke(seed):
     assert abs(side.pos - 52.0) <= 0.2 and abs(side.width - 5.0) <= 0.3
 
 
+@pytest.mark.parametrize("crossed", [False, True])
+def test_the_centre_line_from_the_search_profile_is_the_one_measured_afresh(crossed):
+    """side_candidates hands its per-row medians to _centre_line, which then needs none of its
+    own: the centre and width are exactly those measured from the pixels (with crossing lines,
+    measured again without their columns)."""
+    from adapters.markers.box_outline import _centre_line
+    lab, ink = stroke_scene(3)
+    if crossed:
+        lab[38:66, 30:39] = ink
+    first, a, b = 35, 14, 65
+    profile = np.median(lab[first:70, a:b + 1], axis=1)
+    for top, stroke in ((50, 5), (49, 7), (51, 3), (44, 2)):
+        assert _centre_line(lab, top, stroke, a, b, profile, first) == _centre_line(lab, top, stroke, a, b)
+
+
 def test_a_line_touching_a_side_alongside_is_measured():
     lab, ink = stroke_scene(0)
     line = _Line(lab, 52.0, False, ink, 20.0)

@@ -125,46 +125,52 @@ def side_candidates(lab: np.ndarray, approx: float, start: float, end: float, tr
     # running sums over the profile, so each (top, width) window's mean and spread are O(1)
     cumulative = np.concatenate([np.zeros((1, 3)), np.cumsum(profile, axis=0)])
     squares = np.concatenate([np.zeros(1), np.cumsum((profile ** 2).sum(axis=1))])
-    scored = []  # (score, top, w)
-    for w in WIDTHS:
-        tops = np.arange(int(np.floor(approx - SEARCH - (w - 1) / 2)), int(np.ceil(approx + SEARCH - (w - 1) / 2)) + 1)
-        last = int(rows[-1])
-        # a stroke against the image's border has the scene on one side only: scored on that side
-        has_above, has_below = tops - 3 >= first, tops + w + 2 <= last
-        tops = tops[(tops >= first) & (tops + w - 1 <= last) & (has_above | has_below)]
-        if not len(tops):
-            continue
-        i = tops - first
-        mean = (cumulative[i + w] - cumulative[i]) / w  # (n, 3)
-        spread = np.sqrt(np.maximum((squares[i + w] - squares[i]) / w - (mean ** 2).sum(axis=1), 0))
-        n = len(profile)
-        above = (profile[np.clip(i - 3, 0, n - 1)] + profile[np.clip(i - 2, 0, n - 1)]) / 2
-        below = (profile[np.clip(i + w + 1, 0, n - 1)] + profile[np.clip(i + w + 2, 0, n - 1)]) / 2
-        d_above = np.where(tops - 3 >= first, np.linalg.norm(mean - above, axis=1), np.inf)
-        d_below = np.where(tops + w + 2 <= last, np.linalg.norm(mean - below, axis=1), np.inf)
-        score = np.minimum(d_above, d_below) - spread
-        scored += [(float(v), int(t), w) for v, t in zip(score, tops) if v >= MIN_STROKE_CONTRAST]
+    n, last = len(profile), int(rows[-1])
+    # every (top, width) window within SEARCH px of `approx`, scored at once
+    tops_by_width = [np.arange(int(np.floor(approx - SEARCH - (w - 1) / 2)), int(np.ceil(approx + SEARCH - (w - 1) / 2)) + 1)
+                     for w in WIDTHS]
+    tops = np.concatenate(tops_by_width)
+    widths = np.concatenate([np.full(len(t), w) for t, w in zip(tops_by_width, WIDTHS)])
+    # a stroke against the image's border has the scene on one side only: scored on that side
+    has_above, has_below = tops - 3 >= first, tops + widths + 2 <= last
+    keep = (tops >= first) & (tops + widths - 1 <= last) & (has_above | has_below)
+    tops, widths, has_above, has_below = tops[keep], widths[keep], has_above[keep], has_below[keep]
+    i = tops - first
+    mean = (cumulative[i + widths] - cumulative[i]) / widths[:, None]  # (n, 3)
+    spread = np.sqrt(np.maximum((squares[i + widths] - squares[i]) / widths - (mean ** 2).sum(axis=1), 0))
+    above = (profile[np.clip(i - 3, 0, n - 1)] + profile[np.clip(i - 2, 0, n - 1)]) / 2
+    below = (profile[np.clip(i + widths + 1, 0, n - 1)] + profile[np.clip(i + widths + 2, 0, n - 1)]) / 2
+    d_above = np.where(has_above, np.sqrt(((mean - above) ** 2).sum(axis=1)), np.inf)
+    d_below = np.where(has_below, np.sqrt(((mean - below) ** 2).sum(axis=1)), np.inf)
+    score = np.minimum(d_above, d_below) - spread
+    strong = score >= MIN_STROKE_CONTRAST
+    score, tops, widths = score[strong], tops[strong], widths[strong]
     sides: list[Side] = []
     taken: list[tuple[int, int]] = []
-    for score, top, w in sorted(scored, reverse=True):
+    # strongest first (ties: the higher top, then the wider window, as a reverse sort of (score, top, w))
+    for k in np.lexsort((-widths, -tops, -score)):
+        score_k, top, w = float(score[k]), int(tops[k]), int(widths[k])
         if any(top < t + tw and t < top + w for t, tw in taken):  # overlaps a stronger stroke: the same one
             continue
         taken.append((top, w))
-        pos, width = _centre_line(image, top, w, a, b)
+        pos, width = _centre_line(image, top, w, a, b, profile, first)
         if any(abs(pos - other.pos) < 1.0 for other in sides):  # the same stroke, fitted from another window
             continue
         centre = min(max(int(round(pos)), 0), H - 1)
-        colour = np.median(image[centre, a:b + 1], axis=0)
-        sides.append(Side(pos, width, tuple(float(v) for v in colour), score))
+        colour = profile[centre - first] if first <= centre <= last else np.median(image[centre, a:b + 1], axis=0)
+        sides.append(Side(pos, width, tuple(float(v) for v in colour), score_k))
         if len(sides) == most:
             break
     return sides
 
 
-def _centre_line(image: np.ndarray, top: int, stroke: int, start: int, end: int) -> tuple[float, float]:
+def _centre_line(image: np.ndarray, top: int, stroke: int, start: int, end: int,
+                 profile: np.ndarray | None = None, first: int = 0) -> tuple[float, float]:
     """(sub-pixel centre row, width px) of a horizontal stroke over rows top..top+stroke-1 in
     columns start..end: the centroid and the sum of how far each row's median colour has gone
     from the scene beside it towards the stroke's colour (anti-aliased edge rows count in part).
+    profile: those per-row medians over all the columns, from row `first` on, when known
+    (side_candidates'; a median per call was most of the box parser's time).
 
     Columns where another line of the stroke's colour crosses it (the rows beside the stroke on
     both sides are ink too) are left out when at most half are: other boxes' sides crossing this
@@ -173,9 +179,14 @@ def _centre_line(image: np.ndarray, top: int, stroke: int, start: int, end: int)
     rows = np.arange(max(0, top - 3), min(H, top + stroke + 3))
     outside = [r for r in (top - 3, top - 2, top + stroke + 1, top + stroke + 2) if 0 <= r < H]
     columns = image[:, start:end + 1]
+    known = profile is not None and rows[0] >= first and rows[-1] - first < len(profile)
+
+    def medians(which) -> np.ndarray:  # (len(which), 3) per-row medians over `columns`
+        return profile[np.asarray(which) - first] if known else np.median(columns[which], axis=1)
+
     for _ in range(2):  # the second pass without the crossed columns, if any
-        ink = np.median(columns[top:top + stroke], axis=1).mean(axis=0)
-        scene = np.median(columns[outside], axis=1).mean(axis=0)
+        ink = medians(np.arange(top, top + stroke)).mean(axis=0)
+        scene = medians(outside).mean(axis=0)
         towards = ink - scene
         length2 = float(towards @ towards)
         if length2 < 1e-3:
@@ -183,9 +194,9 @@ def _centre_line(image: np.ndarray, top: int, stroke: int, start: int, end: int)
         crossed = (np.linalg.norm(columns[outside] - ink, axis=-1) < 0.5 * np.sqrt(length2)).all(axis=0)
         if not crossed.any() or crossed.sum() > crossed.size / 2:
             break
-        columns = columns[:, ~crossed]
-    profile = np.median(columns[rows], axis=1)  # (rows, 3)
-    t = np.clip((profile - scene) @ towards / length2, 0, 1)
+        columns, known = columns[:, ~crossed], False
+    profile_rows = medians(rows)  # (rows, 3)
+    t = np.clip((profile_rows - scene) @ towards / length2, 0, 1)
     return float((t * rows).sum() / max(t.sum(), 1e-6)), float(max(t.sum(), 1.0))
 
 
