@@ -224,6 +224,44 @@ def test_elimination_refuses_two_unreadable_labels_or_two_free_circles():
     assert "C" in parsed.missing and "2 free circles" in parsed.missing["C"]
 
 
+def test_a_label_pushed_inside_by_the_border_is_read_beside_its_circle():
+    """A's label goes bottom-left, has no room there nor top-right, and is clamped to the right
+    border (render's keep_inside): it still labels A's ring (before: "A was read, but not beside
+    any circle", on the 99% test's own images)."""
+    from adapters.markers.detect import find_circles
+    from adapters.markers.parse import MAX_PLACEMENT_ERROR, placement_error
+    from adapters.markers.render import draw_points_layout
+    style = MarkerStyle(colour=(255, 0, 255), radius=10.4, ring_width=4, font="dejavusans", label_height=17.1,
+                        side="bottom-left", gap=2.3, polarity="box", box_colour=(26, 6, 29),
+                        text_colour=(215, 238, 242))
+    points = {"A": (177.1, 121.2), "B": (22.7, 40.5), "C": (149.7, 61.8)}
+    drawn, layout = draw_points_layout(gradient(3, 150, 200), points, style)
+    rect = next(label.rect for label in layout if label.label == "A")
+    assert rect[2] == 200  # clamped to the border
+    ring = min(find_circles(drawn), key=lambda c: np.hypot(c.x - 177.1, c.y - 121.2))
+    assert placement_error(rect, ring) > MAX_PLACEMENT_ERROR >= placement_error(rect, ring, (150, 200))
+    parsed = parse_image(drawn, list(points), patch_reader=False, centre_finder=False)
+    assert not parsed.missing and parsed.markers["A"].source == "parsed"
+    assert all(np.hypot(*np.subtract(parsed.markers[k].xy, xy)) <= 2.0 for k, xy in points.items())
+
+
+def test_a_circle_left_by_elimination_that_the_reader_sees_as_another_label_is_taken_back():
+    """C is an inked blob, so elimination gives C the one circle left; the reader reads that
+    ring as B with p=0.8 (no reading backs elimination, so less than PATCH_VETO overrules it):
+    C goes back to missing, with the reason (before: a question answered wrong at 200x150)."""
+    from adapters.markers.patch_reader import NONE
+    from tests.marker_oracles import OracleReader
+    drawn = _blot_labels(gradient(3), ELIMINATION_POINTS, ELIMINATION_STYLE, {"C"})
+    sure = {ELIMINATION_POINTS[k]: {k: 0.95, NONE: 0.05} for k in "AB"}
+    backed = parse_image(drawn, list(ELIMINATION_POINTS), patch_reader=OracleReader(
+        {**sure, ELIMINATION_POINTS["C"]: {"C": 0.3, "B": 0.6, NONE: 0.1}}), centre_finder=False)
+    assert backed.markers["C"].source == "elimination"  # a weaker contrary reading does not overrule it
+    parsed = parse_image(drawn, list(ELIMINATION_POINTS), patch_reader=OracleReader(
+        {**sure, ELIMINATION_POINTS["C"]: {"B": 0.8, NONE: 0.2}}), centre_finder=False)
+    assert set(parsed.markers) == {"A", "B"}
+    assert "C was left by elimination to a circle whose surroundings read as B (p=0.80)" in parsed.missing["C"]
+
+
 FOUR_POINTS = {**ELIMINATION_POINTS, "D": (260.0, 180.0)}
 
 
@@ -236,8 +274,10 @@ def test_a_label_the_networks_place_leaves_the_other_unread_one_its_circle():
     drawn = _blot_labels(gradient(3), FOUR_POINTS, ELIMINATION_STYLE, {"B", "D"})
     words_only = parse_image(drawn, list(FOUR_POINTS), patch_reader=False, centre_finder=False)
     assert {"B", "D"} <= set(words_only.missing) and "which is which" in words_only.missing["B"]
-    # the reader backs the word-placed A and C (sure "none" there would take them back)
-    reader = OracleReader({FOUR_POINTS[k]: {k: 0.9, NONE: 0.1} for k in "ACD"})
+    # the reader backs the word-placed A and C (sure "none" there would take them back) and is
+    # unsure at B's blob (a sure "none" would take back what elimination gives B)
+    reader = OracleReader({**{FOUR_POINTS[k]: {k: 0.9, NONE: 0.1} for k in "ACD"},
+                           FOUR_POINTS["B"]: {"B": 0.35, "D": 0.15, NONE: 0.5}})
     parsed = parse_image(drawn, list(FOUR_POINTS), patch_reader=reader, centre_finder=False)
     assert not parsed.missing
     assert parsed.markers["D"].source == "patch" and parsed.markers["B"].source == "elimination"

@@ -25,8 +25,10 @@ at its centre is taken back when the finder surely centres its label a few px of
 networks surely read it elsewhere (`_check_by_finder`). When the words' elimination had as
 many circles as unread labels but could not tell which is which, and the networks placed some
 of those labels on those circles, the rest take the circles left (`_place_by_elimination`
-again). When a different circle for some label costs nearly as much, or a label has no reading
-beside any circle, the parser raises MarkerError instead of guessing.
+again). A marker placed by elimination is taken back on less of the patch reader's contrary
+evidence than a word-placed one (ELIMINATION_VETO). When a different circle for some label costs
+nearly as much, or a label has no reading beside any circle, the parser raises MarkerError
+instead of guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
 (corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,
@@ -70,6 +72,8 @@ THIN_RING, STYLE_COLOUR_THIN = 3.0, 65.0
 STYLE_HEIGHT = 1.5  # ... and their label words in height by at most this factor
 GAP_RANGE = (-1.5, 5.0)  # px past the measured ring edge where a label's near edge may lie
 MAX_PLACEMENT_ERROR = 3.0  # px a label may sit off its drawn placement (rounding, lost AA edges)
+BORDER_TOUCH = 6  # px: a label this near the image's border may have been pushed inside by it ...
+PUSHED_MAX = 40.0  # ... by up to this much (a label's width and reach)
 PLACEMENT_WEIGHT = 2.0  # cost per px of placement error
 POLARITY_WEIGHT = 1.0  # cost per label found with the other polarity than most (see _one_style)
 MIN_WORD_HEIGHT = 7  # px: a word read from fewer rows is a scene speck (labels are >= 8 px; REF: 8)
@@ -103,6 +107,7 @@ FAINT_LIMIT = 120  # ring-filter peaks verified in that search
 # kept as it is (see _asked_only)
 UNASKED_MAX = 0.7
 PATCH_VETO = 0.9  # a word-placed marker is taken back when its ring reads this surely as another class
+ELIMINATION_VETO = 0.75  # ... and one placed by elimination, when this surely (right ones read 0.55-0.66 as another)
 SAME_CENTRE = 3.0  # px: candidates this close share one patch (one ring found at two radii)
 # Where the centre finder and the patch reader agree (_place_by_finder): a label needs a finder
 # score of at least FINDER_MIN_SCORE and a reader probability of at least AGREED_PROBABILITY at
@@ -197,8 +202,29 @@ def _read_words(rgb: np.ndarray, lab: np.ndarray, circles: list[Circle], labels:
     return list(best.values()), unread
 
 
-def placement_error(rect, c: Circle) -> float:
-    """px off the nearest drawn placement of a label rect (x0, y0, x1, y1) beside circle `c`.
+def placement_error(rect, c: Circle, shape: tuple[int, int] | None = None) -> float:
+    """px off the nearest drawn placement of a label rect (x0, y0, x1, y1) beside circle `c`,
+    on an image of `shape` (H, W), when given: a label within BORDER_TOUCH px of its border may
+    have been pushed inside by it (render's keep_inside: a label that leaves the image on both
+    sides is clamped to the border), so it is also tried up to PUSHED_MAX px further out there.
+    (Without it, a clear 17 px "A" clamped to the top border was "not beside any circle".)
+    """
+    shifts_x, shifts_y = [0.0], [0.0]
+    if shape is not None:
+        H, W = shape
+        x0, y0, x1, y1 = rect
+        out = np.arange(1.0, PUSHED_MAX + 1.0)
+        shifts_x += list(-out) if x0 <= BORDER_TOUCH else list(out) if x1 >= W - BORDER_TOUCH else []
+        shifts_y += list(-out) if y0 <= BORDER_TOUCH else list(out) if y1 >= H - BORDER_TOUCH else []
+    x0, y0, x1, y1 = rect
+    far = np.hypot((x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y) > c.outer + GAP_RANGE[1] + PUSHED_MAX + (x1 - x0) + (y1 - y0)
+    if len(shifts_x) == len(shifts_y) == 1 or far:
+        return _placement_error(rect, c)
+    return min(_placement_error((x0 + dx, y0 + dy, x1 + dx, y1 + dy), c) for dx in shifts_x for dy in shifts_y)
+
+
+def _placement_error(rect, c: Circle) -> float:
+    """placement_error of `rect` where it was drawn.
 
     render._place puts a label on one of 8 sides at reach = ring edge + gap (1-4 px): centred on
     the circle's row (left/right) or column (top/bottom), or with its nearest corner on a
@@ -254,7 +280,10 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
                 _place_by_finder(rgb, parsed, reader, proposals, judged)
         by_networks = sorted(label for label, m in parsed.markers.items() if m.source in ("patch", "finder"))
         if parsed.missing and by_networks:
-            _place_by_elimination(parsed, classifier or default_classifier(), after=", ".join(by_networks))
+            before = set(parsed.markers)
+            _place_by_elimination(parsed, classifier or default_classifier(), rgb.shape[:2], after=", ".join(by_networks))
+            if set(parsed.markers) - before:
+                _check_by_patches(rgb, parsed, reader)
     return parsed
 
 
@@ -270,7 +299,7 @@ def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
                                              and r.rect[3] - r.rect[1] > 2 * c.outer + 2 for r in reads)]
     for read in reads:
         for j, c in enumerate(circles):
-            error = placement_error(read.rect, c)
+            error = placement_error(read.rect, c, lab.shape[:2])
             if error <= MAX_PLACEMENT_ERROR:
                 read.placement_errors[j] = error
     missing: dict[str, str] = {}
@@ -325,11 +354,12 @@ def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
         markers[label] = Marker(label, (c.x, c.y), confidence, radius=c.r, ring_width=c.width,
                                 label_box=tuple(int(v) for v in read.rect), colour=c.colour)
     parsed = ImageParse(markers, missing, circles, reads, unread=unread, word_pairs=placed, ambiguous=ambiguous)
-    _place_by_elimination(parsed, classifier)
+    _place_by_elimination(parsed, classifier, lab.shape[:2])
     return parsed
 
 
-def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, after: str = "") -> None:
+def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape: tuple[int, int],
+                          after: str = "") -> None:
     """Give the missing labels no word was read as the free circles left in the word-placed
     markers' style (_by_elimination; in place, source "elimination"). Run after the words, and
     again after the networks placed other labels (`after`: which, for the reasons): a circle
@@ -344,7 +374,7 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, after
         return
     taken = {j for j, c in enumerate(parsed.circles)
              if any(np.hypot(c.x - m.xy[0], c.y - m.xy[1]) < SAME_CENTRE for m in parsed.markers.values())}
-    candidates = _elimination_candidates(unreadable, placed, parsed.circles, parsed.unread, taken)
+    candidates = _elimination_candidates(unreadable, placed, parsed.circles, parsed.unread, shape, taken)
     if not after:
         # as many candidate circles as unread labels: the words could not tell which is which
         # (or placed them all); the networks may place some of them and leave the rest decided
@@ -371,8 +401,10 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, after
 def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
     """Take back the markers placed by words whose ring the patch reader sees as something else
     (another label of the question, or no marker) with probability >= PATCH_VETO: a scene blob
-    read as a letter beside a scene ring. The label goes back to parsed.missing, where
-    _place_by_patches may place it again."""
+    read as a letter beside a scene ring; >= ELIMINATION_VETO for a marker placed by
+    elimination, which no reading backs (a small D misread as C left D the real C's ring, which
+    the reader read as C with p=0.80: a question answered wrong at 200x150). The label goes back
+    to parsed.missing, where _place_by_patches may place it again."""
     if not parsed.markers:
         return
     labels = list(parsed.markers)
@@ -382,11 +414,13 @@ def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) 
         top = int(np.argmax(row))
         # only "no marker" or another label of this question overrules the words (a REF read
         # where the question has no REF is the reader's mistake, not a scene ring's)
-        if CLASSES[top] != label and row[top] >= PATCH_VETO and (CLASSES[top] == NONE or CLASSES[top] in expected):
+        eliminated = parsed.markers[label].source == "elimination"
+        veto = ELIMINATION_VETO if eliminated else PATCH_VETO
+        if CLASSES[top] != label and row[top] >= veto and (CLASSES[top] == NONE or CLASSES[top] in expected):
             seen = "no marker" if CLASSES[top] == NONE else CLASSES[top]
             del parsed.markers[label]
-            parsed.missing[label] = (f"{label} was read beside a circle whose surroundings read as {seen} "
-                                     f"(p={row[top]:.2f})")
+            parsed.missing[label] = (f"{label} was {'left by elimination to' if eliminated else 'read beside'} a circle "
+                                     f"whose surroundings read as {seen} (p={row[top]:.2f})")
 
 
 def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> list[Circle]:
@@ -598,7 +632,7 @@ def _rings_alike(rings: list[Circle]) -> bool:
 
 
 def _elimination_candidates(labels: list[str], placed, circles: list[Circle], unread: list[LabelRead],
-                            taken: set[int] = frozenset()) -> dict[int, list[LabelRead]]:
+                            shape: tuple[int, int], taken: set[int] = frozenset()) -> dict[int, list[LabelRead]]:
     """{circle index: the unread words beside it} for every free circle (neither placed, of
     `placed`'s (reading, circle) pairs, nor `taken`) that may carry one of the unread `labels`.
 
@@ -619,7 +653,7 @@ def _elimination_candidates(labels: list[str], placed, circles: list[Circle], un
         for j, c in enumerate(circles):
             if j in used or abs(c.r - radius) > ELIMINATION_RADIUS:
                 continue
-            if placement_error(word.rect, c) > MAX_PLACEMENT_ERROR:
+            if placement_error(word.rect, c, shape) > MAX_PLACEMENT_ERROR:
                 continue
             if float(_side(word.rect, c) @ side) < ELIMINATION_SIDE_COS:
                 continue
