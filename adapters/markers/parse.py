@@ -379,11 +379,7 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
         # as many candidate circles as unread labels: the words could not tell which is which
         # (or placed them all); the networks may place some of them and leave the rest decided
         parsed.eliminable = set(candidates) if len(candidates) == len(unreadable) else set()
-    elif not parsed.eliminable or set(candidates) - parsed.eliminable or any(
-            not any(np.hypot(parsed.circles[j].x - m.xy[0], parsed.circles[j].y - m.xy[1]) < SAME_CENTRE
-                    for j in parsed.eliminable) for m in parsed.markers.values() if m.source in ("patch", "finder")):
-        # the networks placed labels on circles the words' elimination did not leave for them: a
-        # circle left over by coincidence (the first pass found fewer or more) would be a guess
+    elif not _networks_took_eliminable(parsed, candidates):
         return
     by_elimination, why = _by_elimination(unreadable, candidates, classifier)
     for label in unreadable:
@@ -396,6 +392,21 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
         parsed.markers[label] = Marker(label, (c.x, c.y), ELIMINATION_CONFIDENCE * c.coverage, radius=c.r,
                                        ring_width=c.width, label_box=tuple(int(v) for v in read.rect),
                                        colour=c.colour, source="elimination")
+
+
+def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[LabelRead]]) -> bool:
+    """Whether the words' elimination had left as many circles as unread labels
+    (parsed.eliminable), the circles now left (`candidates`) are among them, and every label the
+    networks placed is on one of them. A network placement elsewhere leaves a circle over by
+    coincidence (the first pass found fewer or more), and taking it would be a guess."""
+    if not parsed.eliminable or set(candidates) - parsed.eliminable:
+        return False
+
+    def on_eliminable(m: Marker) -> bool:
+        return any(np.hypot(parsed.circles[j].x - m.xy[0], parsed.circles[j].y - m.xy[1]) < SAME_CENTRE
+                   for j in parsed.eliminable)
+
+    return all(on_eliminable(m) for m in parsed.markers.values() if m.source in ("patch", "finder"))
 
 
 def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
