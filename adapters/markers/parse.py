@@ -209,17 +209,14 @@ def placement_error(rect, c: Circle, shape: tuple[int, int] | None = None) -> fl
     sides is clamped to the border), so it is also tried up to PUSHED_MAX px further out there.
     (Without it, a clear 17 px "A" clamped to the top border was "not beside any circle".)
     """
-    shifts_x, shifts_y = [0.0], [0.0]
-    if shape is not None:
-        H, W = shape
-        x0, y0, x1, y1 = rect
-        out = np.arange(1.0, PUSHED_MAX + 1.0)
-        shifts_x += list(-out) if x0 <= BORDER_TOUCH else list(out) if x1 >= W - BORDER_TOUCH else []
-        shifts_y += list(-out) if y0 <= BORDER_TOUCH else list(out) if y1 >= H - BORDER_TOUCH else []
     x0, y0, x1, y1 = rect
     far = np.hypot((x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y) > c.outer + GAP_RANGE[1] + PUSHED_MAX + (x1 - x0) + (y1 - y0)
-    if len(shifts_x) == len(shifts_y) == 1 or far:
+    if shape is None or far:
         return _placement_error(rect, c)
+    H, W = shape
+    out = np.arange(1.0, PUSHED_MAX + 1.0)  # px further out, towards the border it touches
+    shifts_x = [0.0, *(-out if x0 <= BORDER_TOUCH else out if x1 >= W - BORDER_TOUCH else [])]
+    shifts_y = [0.0, *(-out if y0 <= BORDER_TOUCH else out if y1 >= H - BORDER_TOUCH else [])]
     return min(_placement_error((x0 + dx, y0 + dy, x1 + dx, y1 + dy), c) for dx in shifts_x for dy in shifts_y)
 
 
@@ -282,8 +279,8 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         if parsed.missing and by_networks:
             before = set(parsed.markers)
             _place_by_elimination(parsed, classifier or default_classifier(), rgb.shape[:2], after=", ".join(by_networks))
-            if set(parsed.markers) - before:
-                _check_by_patches(rgb, parsed, reader)
+            if set(parsed.markers) - before:  # the others were checked already
+                _check_by_patches(rgb, parsed, reader, only=set(parsed.markers) - before)
     return parsed
 
 
@@ -409,16 +406,17 @@ def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[Lab
     return all(on_eliminable(m) for m in parsed.markers.values() if m.source in ("patch", "finder"))
 
 
-def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader,
+                      only: set[str] | None = None) -> None:
     """Take back the markers placed by words whose ring the patch reader sees as something else
     (another label of the question, or no marker) with probability >= PATCH_VETO: a scene blob
     read as a letter beside a scene ring; >= ELIMINATION_VETO for a marker placed by
     elimination, which no reading backs (a small D misread as C left D the real C's ring, which
     the reader read as C with p=0.80: a question answered wrong at 200x150). The label goes back
-    to parsed.missing, where _place_by_patches may place it again."""
-    if not parsed.markers:
+    to parsed.missing, where _place_by_patches may place it again. only: check these labels' markers."""
+    labels = [label for label in parsed.markers if only is None or label in only]
+    if not labels:
         return
-    labels = list(parsed.markers)
     expected = set(parsed.markers) | set(parsed.missing)
     probabilities = reader.probabilities(rgb, [parsed.markers[label].xy for label in labels])
     for label, row in zip(labels, probabilities):
