@@ -262,6 +262,43 @@ def test_a_circle_left_by_elimination_that_the_reader_sees_as_another_label_is_t
     assert "C was left by elimination to a circle whose surroundings read as B (p=0.80)" in parsed.missing["C"]
 
 
+def _benchmark_image(seed, index, height, width):
+    """Image `index` of benchmarks/markers_accuracy.py at this seed and size, and its true points."""
+    from adapters.markers.fonts import available_fonts
+    rng, photos, fonts = np.random.default_rng(seed), load_photos(), [f.name for f in available_fonts()]
+    for _ in range(index + 1):
+        image, points, _, _ = one_case(rng, photos, height, width, fonts)
+    return image, points
+
+
+def test_a_faint_ring_read_as_its_label_beside_the_glyph_taken_for_a_ring_is_undone():
+    """The benchmark's 200x150 image 118 at seed 3 (its sequence draws crops of
+    ../shared/data/images; without them it is another image, and the test says so). C's 1 px ring is too faint to be found and reads as
+    the word "C"; the bowl of the bold C beside it is found as the circle that word labels. The
+    reader sees no marker at that bowl and C at the ring inside the word: C goes back to missing
+    and is placed on its ring (before: the question was answered with C 15 px off). A reader
+    unsure of C at that ring leaves the words' C where it was: the check needs its evidence."""
+    from adapters.markers.patch_reader import NONE
+    from tests.marker_oracles import OracleReader
+    image, points = _benchmark_image(3, 118, 150, 200)
+    words = parse_image(image, list(points), patch_reader=False, centre_finder=False)
+    if "C" not in words.markers or np.hypot(*np.subtract(words.markers["C"].xy, points["C"])) < 10:
+        pytest.skip("not the benchmark's image: ../shared/data/images is not beside the repo")
+    glyph, ring = words.markers["C"].xy, points["C"]
+    parsed = parse_image(image, list(points))  # the shipped networks
+    assert np.hypot(*np.subtract(parsed.markers["C"].xy, ring)) <= 2.0 and parsed.markers["C"].source == "patch"
+    for label in points:  # and the others right
+        assert np.hypot(*np.subtract(parsed.markers[label].xy, points[label])) <= 2.0, label
+    # the same with an oracle reader: sure of A, B, D (the reader places A and D), "none" at the bowl
+    sure = {points[k]: {k: 0.95, NONE: 0.05} for k in "ABD"}
+    oracle = {**sure, glyph: {NONE: 0.85, "D": 0.15}, ring: {"C": 0.87, NONE: 0.13}}
+    swapped = parse_image(image, list(points), patch_reader=OracleReader(oracle), centre_finder=False)
+    assert swapped.markers["C"].source == "patch" and np.hypot(*np.subtract(swapped.markers["C"].xy, ring)) <= 2.0
+    unsure = parse_image(image, list(points), centre_finder=False,
+                         patch_reader=OracleReader({**oracle, ring: {"C": 0.4, NONE: 0.6}}))
+    assert unsure.markers["C"].xy == glyph and unsure.markers["C"].source == "parsed"
+
+
 FOUR_POINTS = {**ELIMINATION_POINTS, "D": (260.0, 180.0)}
 
 

@@ -14,8 +14,9 @@ circle left; several are told apart by reading the words against those labels on
 (`_by_elimination`, source "elimination"). A lone marker (REF alone) has no style to be checked
 against and needs a complete ring and a clear reading. Then the patch reader (a small CNN that
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
-surely reads as another of the question's labels or as no marker (`_check_by_patches`), and
-places labels still missing where it is sure of one free or faint circle that matches the
+surely reads as another of the question's labels or as no marker (`_check_by_patches`), or
+whose ring and label look swapped (`_check_swapped`: a faint ring read as the label, the
+label's glyph bowl taken for its ring), and places labels still missing where it is sure of one free or faint circle that matches the
 placed rings (`_place_by_patches`, source "patch"). Last, for labels still missing, a
 whole-image CNN (centre_finder.py) proposes marker centres, which need no ring that stands out
 on its own; a label is placed at the one place (a judged circle or a proposal) where the
@@ -49,7 +50,7 @@ from ..questions import MCQuestion
 from .box_outline import Outline
 from .corner_finder import WEIGHTS as CORNER_WEIGHTS
 from .corner_finder import default_corner_finder
-from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab
+from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab, verify_circle
 from .glyphs import GlyphClassifier, Reading, default_classifier
 from .labels import LABELS, REF, expected_markers
 from .centre_finder import CentreFinder, Proposal, default_centre_finder
@@ -108,6 +109,7 @@ FAINT_LIMIT = 120  # ring-filter peaks verified in that search
 UNASKED_MAX = 0.7
 PATCH_VETO = 0.9  # a word-placed marker is taken back when its ring reads this surely as another class
 ELIMINATION_VETO = 0.75  # ... and one placed by elimination, when this surely (right ones read 0.55-0.66 as another)
+SWAP_NONE = 0.5  # a word-placed marker whose ring reads this surely as no marker, while its word holds a ring read as its label
 SAME_CENTRE = 3.0  # px: candidates this close share one patch (one ring found at two radii)
 # Where the centre finder and the patch reader agree (_place_by_finder): a label needs a finder
 # score of at least FINDER_MIN_SCORE and a reader probability of at least AGREED_PROBABILITY at
@@ -269,6 +271,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     parsed = _parse_by_words(rgb, lab, labels, classifier)
     if reader is not None:
         _check_by_patches(rgb, parsed, reader)
+        _check_swapped(rgb, lab, parsed, reader)
         judged = _place_by_patches(rgb, lab, parsed, reader) if parsed.missing else []
         if finder is not None:
             proposals = finder.find(rgb)
@@ -430,6 +433,49 @@ def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader,
             del parsed.markers[label]
             parsed.missing[label] = (f"{label} was {'left by elimination to' if eliminated else 'read beside'} a circle "
                                      f"whose surroundings read as {seen} (p={row[top]:.2f})")
+
+
+def _check_swapped(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+    """Take back the word-placed markers whose ring and label were swapped: a faint 1 px ring,
+    never found as a circle, read as the label (its arc looks like a C), and the label's own
+    glyph bowl taken for the ring beside that "word". The sign: the patch reader sees no marker
+    at the placed ring (p >= SWAP_NONE), and the word itself holds a ring like the placed one
+    where the reader reads the label (p >= PATCH_MIN_PROBABILITY, its likeliest class). The label
+    goes back to parsed.missing, where _place_by_patches may place it at that ring. (200x150,
+    seed 3, image 118: a bold 16 px C's bowl was taken for C's ring, p(none) = 0.85 there, and
+    p(C) = 0.87 at the faint real ring inside the word read as C: a question answered wrong.)"""
+    by_words = [label for label, m in parsed.markers.items() if m.source == "parsed" and m.label_box is not None]
+    if not by_words:
+        return
+    placed = reader.probabilities(rgb, [parsed.markers[label].xy for label in by_words])
+    for label, row in zip(by_words, placed):
+        marker = parsed.markers[label]
+        own = next((c for c in parsed.circles if (c.x, c.y) == marker.xy), None)
+        if row[CLASSES.index(NONE)] < SWAP_NONE or own is None:
+            continue
+        ring = _ring_inside(rgb, lab, marker.label_box, own.r)
+        if ring is None or not _rings_alike([ring, own]):
+            continue
+        there = _asked_only(reader.probabilities(rgb, [(ring.x, ring.y)]), parsed)[0]
+        if CLASSES[int(np.argmax(there))] != label or there[CLASSES.index(label)] < PATCH_MIN_PROBABILITY:
+            continue
+        del parsed.markers[label]
+        parsed.missing[label] = (f"{label} was read from a word holding a ring that reads as {label} "
+                                 f"(p={there[CLASSES.index(label)]:.2f}), beside a circle that reads as no marker "
+                                 f"(p={row[CLASSES.index(NONE)]:.2f}): its ring and label look swapped")
+
+
+def _ring_inside(rgb: np.ndarray, lab: np.ndarray, rect, r: float) -> Circle | None:
+    """A drawn ring of radius about `r` centred inside `rect` (x0, y0, x1, y1), faint ones too
+    (FAINT_CONTRAST), tried at the rect's centre and a pixel around it; None when there is none."""
+    x0, y0, x1, y1 = rect
+    cx, cy = int(round((x0 + x1 - 1) / 2)), int(round((y0 + y1 - 1) / 2))
+    for dx, dy in itertools.product((0, -1, 1), repeat=2):
+        for radius in (r, r - 0.5, r + 0.5):
+            ring = verify_circle(rgb, lab, cx + dx, cy + dy, radius, FAINT_CONTRAST)
+            if ring is not None and x0 <= ring.x < x1 and y0 <= ring.y < y1:
+                return ring
+    return None
 
 
 def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> list[Circle]:
