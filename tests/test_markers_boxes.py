@@ -571,3 +571,25 @@ def test_a_box_drawn_just_inside_the_border_is_fitted_with_its_far_side():
     image = outlines_only(noisy(22, 240, 320), {"A": box}, width=3)
     outline = fit_outline(to_lab(image), box)
     assert outline is not None and max(abs(np.subtract(outline.box, box))) <= 1.0
+
+
+def test_a_faint_thin_side_is_seen_on_its_stretches_medians():
+    """A 1 px line holding 30-75% of the box's colour per pixel (a thin stroke on texture after
+    JPEG): too few single pixels pass as ink for the coverage check, but every 8 px stretch's
+    per-row medians show it. The same scene with no line shows none."""
+    from adapters.markers.box_outline import THIN, tolerance
+    rng = np.random.default_rng(4)
+    scene = noisy(21)
+    colour = np.array([255, 128, 0], np.float32)
+    alpha = rng.uniform(0.3, 0.75, (1, 240, 1))
+    lined = scene.copy()
+    lined[100:101, 20:260] = np.round(scene[100:101, 20:260] * (1 - alpha) + colour * alpha).astype(np.uint8)
+    box_lab = to_lab(colour[None, None].astype(np.uint8))[0, 0]
+    along = np.arange(30, 250)
+    for image, drawn in ((lined, True), (scene, False)):
+        line = _Line(to_lab(image), 100.0, False, box_lab, tolerance(THIN, 30.0))
+        stretches = line.drawn_stretches(along)
+        if drawn:
+            assert line.inked(along).mean() < 0.75 <= stretches.mean()  # the coverage check's MIN_COVERAGE
+        else:
+            assert stretches.mean() < 0.1

@@ -4,7 +4,8 @@ Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds 
 on the median colour profile across the side (taken along the side's whole length, so a 1 px
 anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a pixel,
 and then verifies the rectangle: every side inside the image is drawn in one colour along most of
-its length and up to its corners, and no two lines cross at a corner other than the labelled
+its length and up to its corners (a thin side judged pixel by pixel and by 8 px stretches' per-row
+medians, which show a line too faint in its single pixels), and no two lines cross at a corner other than the labelled
 top-left one (both going on past it: the rectangle between two overlapping boxes' crossings). One
 line going on past a corner is a T: a side of this box lies on another box's line, which passes
 when both sides are drawn right up to the corner and the other side stops there (a box's corner
@@ -58,6 +59,7 @@ THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it 
 ALONGSIDE = 2  # px past a wide stroke's edge where another line of its colour touches it ...
 MAX_ALONGSIDE = 0.3  # ... along at most this fraction of a side measured NARROWER than the others
 NARROWER = 2.0  # px: a side's stroke measured this much narrower than the box's (the median side's)
+SEGMENT = 8  # px: a thin side is also judged by stretches this long, on their per-row medians
 
 
 @dataclass(frozen=True)
@@ -364,7 +366,10 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         along = along[(along >= 0) & (along < limit_along)]
         if len(along) < MIN_SIDE // 2:
             return None
-        hit = line.inked(along)
+        # single pixels of the box's colour say where a side ends and what colour it is; a thin
+        # side counts as drawn along its length on its stretches' medians too (drawn_stretches)
+        inked = line.inked(along)
+        hit = inked | line.drawn_stretches(along) if width <= THIN else inked
         # the labelled corner is on the top and left sides; with no room above, the label is
         # written inside the box, its dark box over the left side's start
         labelled_corner = not transposed and across == y0 or transposed and across == x0
@@ -378,7 +383,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         coverage = float(hit[~hidden].mean())
         # another line of this colour touches it: which part of the band is this side is unclear
         merged |= bool(narrow and width > THIN and line.alongside(along, half) > MAX_ALONGSIDE)
-        if cut_off and hit[-REACH:].mean() < INTO_BORDER:
+        if cut_off and inked[-REACH:].mean() < INTO_BORDER:
             return None  # a side ending a few px short of the border is a whole box's, its far side unseen
         # the top-left corner needs no reach: the label is written over it (inside the box when there
         # is no room above), and the corner finder saw that corner with its label
@@ -389,9 +394,9 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
                              for sign, corner_at in ((-1, start), (1, end))))
         # drawn up to each end, with no excuse for a dark stretch (unlike _reaches_corners): a T
         # is let through on this, and a dark scene at a corner once passed for a label's box
-        reached.append((hit[:REACH].mean() >= MIN_REACH, hit[-REACH:].mean() >= MIN_REACH))
+        reached.append((inked[:REACH].mean() >= MIN_REACH, inked[-REACH:].mean() >= MIN_REACH))
         coverages.append(coverage)
-        colours.append(np.median(line.pixels(along[hit]), axis=0))
+        colours.append(np.median(line.pixels(along[inked if inked.any() else hit]), axis=0))
     top, bottom, left, right = runs_on
     top_in, bottom_in, left_in, right_in = reached
     # a box's lines stop at its corners: two lines going on past one are crossing (the rectangle
@@ -442,6 +447,28 @@ class _Line:
             return distance <= self.tau
         scene = np.linalg.norm(self.pixels(along, beside) - self.colour, axis=-1).min(axis=1)
         return (distance <= self.tau) | (distance <= RELATIVE_INK * scene) | (self.blend(along, beside) >= BLEND_MIN)
+
+    def drawn_stretches(self, along: np.ndarray) -> np.ndarray:
+        """(n,) bool: positions in a SEGMENT px stretch whose per-row median colours show the
+        stroke: the band's row holding most of the box's colour holds at least BLEND_MIN of it,
+        as a blend with the scene beside it on both sides (medians: a 1 px line on texture, its
+        colour halved by JPEG, leaves few single pixels past BLEND_MIN but shifts the median)."""
+        beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
+        drawn = np.zeros(len(along), bool)
+        if len(beside) < 2:
+            return drawn
+        starts = list(range(0, max(len(along) - SEGMENT // 2, 1), SEGMENT))
+        for k, start in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(along)
+            band = np.median(self.pixels(along[start:end], self.band), axis=0)  # (rows, 3)
+            alphas = []
+            for scene in np.median(self.pixels(along[start:end], beside), axis=0):  # (3,) per side
+                towards = self.colour - scene
+                length2 = float((towards ** 2).sum())
+                alpha = ((band - scene) * towards).sum(axis=-1).max() / max(length2, 1e-6)
+                alphas.append(alpha if length2 >= BLEND_CONTRAST ** 2 else 0.0)
+            drawn[start:end] = min(alphas) >= BLEND_MIN
+        return drawn
 
     def blend(self, along: np.ndarray, beside: list[int]) -> np.ndarray:
         """(n,) how much of the box's colour the band's likeliest pixel holds, as a blend of the
