@@ -11,7 +11,7 @@ wrong place; an image is answered when every box on it is placed. Boxes in the h
 to train it either) are reported apart, as are images by how many boxes they hold (BLINK's
 Object_Localization draws two).
 
-    .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0]
+    .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]
 """
 
 from __future__ import annotations
@@ -87,10 +87,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
     parser.add_argument("--weights", type=Path, help="corner finder weights (default: the shipped file)")
     args = parser.parse_args()
+    width, height = (int(v) for v in args.size.lower().split("x"))
     finder = CornerFinder.load(args.weights) if args.weights else None
-    print(json.dumps(evaluate(args.n, args.seed, finder=finder)))
+    print(json.dumps(evaluate(args.n, args.seed, height, width, finder=finder)))
 
 
 if __name__ == "__main__":
