@@ -4,9 +4,10 @@ Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds 
 on the median colour profile across the side (taken along the side's whole length, so a 1 px
 anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a pixel,
 and then verifies the rectangle: every side inside the image is drawn in one colour along most of
-its length and up to its corners (a thin side judged pixel by pixel and by 8 px stretches' per-row
-medians, which show a line too faint in its single pixels), and no two lines cross at a corner other than the labelled
-top-left one (both going on past it: the rectangle between two overlapping boxes' crossings). One
+its length and up to its corners (a thin side judged pixel by pixel and by 8 px stretches'
+per-row medians, which show a line too faint in its single pixels), and no two lines cross at a
+corner other than the labelled top-left one (both going on past it: the rectangle between two
+overlapping boxes' crossings). One
 line going on past a corner is a T: a side of this box lies on another box's line, which passes
 when both sides are drawn right up to the corner and the other side stops there (a box's corner
 with another's far corner leaves a gap, or a stub of the other's side going on). A line crossing
@@ -371,7 +372,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         # single pixels of the box's colour say where a side ends and what colour it is; a thin
         # side counts as drawn along its length on its stretches' medians too (drawn_stretches)
         inked = line.inked(along)
-        hit = inked | line.drawn_stretches(along) if width <= THIN else inked
+        hit = (inked | line.drawn_stretches(along)) if width <= THIN else inked
         # the labelled corner is on the top and left sides; with no room above, the label is
         # written inside the box, its dark box over the left side's start
         labelled_corner = not transposed and across == y0 or transposed and across == x0
