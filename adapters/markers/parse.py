@@ -14,22 +14,22 @@ circle left; several are told apart by reading the words against those labels on
 (`_by_elimination`, source "elimination"). A lone marker (REF alone) has no style to be checked
 against and needs a complete ring and a clear reading. Then the patch reader (a small CNN that
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
-surely reads as another of the question's labels or as no marker (`_check_by_patches`), or
-whose ring and label look swapped (`_check_swapped`: a faint ring read as the label, the
-label's glyph bowl taken for its ring), and places labels still missing where it is sure of one
-free or faint circle that matches the placed rings (`_place_by_patches`, source "patch").
-Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker centres,
-which need no ring that stands out on its own; a label is placed at the one place (a judged
-circle or a proposal) where the finder and the patch reader both read it, each with less
-certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a placed marker the finder does not read
-at its centre is taken back when the finder surely centres its label a few px off, or both
-networks surely read it elsewhere (`_check_by_finder`). When the words' elimination had as
-many circles as unread labels but could not tell which is which, and the networks placed some
-of those labels on those circles, the rest take the circles left (`_place_by_elimination`
-again). A marker placed by elimination is taken back on less of the patch reader's contrary
-evidence than a word-placed one (ELIMINATION_VETO). When a different circle for some label costs
-nearly as much, or a label has no reading beside any circle, the parser raises MarkerError
-instead of guessing.
+surely reads as another of the question's labels or as no marker (`_check_by_patches`), or whose
+ring and label look swapped (`_check_swapped`: a faint ring read as the label, the label's glyph
+bowl taken for its ring), and places labels still missing where it is sure of one free or faint
+circle that matches the placed rings (`_place_by_patches`, source "patch"). Last, for labels
+still missing, a whole-image CNN (centre_finder.py) proposes marker centres, which need no ring
+that stands out on its own; a label is placed at the one place (a judged circle or a proposal)
+where the finder and the patch reader both read it, each with less certainty than the reader
+alone needs (`_place_by_finder`, source "finder"); before that, a placed marker the finder does
+not read at its centre is taken back when the finder surely centres its label a few px off, or
+both networks surely read it elsewhere (`_check_by_finder`). When the words' elimination had as
+many circles as unread labels but could not tell which is which, and the networks placed some of
+those labels on those circles, the rest take the circles left (`_place_by_elimination` again). A
+marker placed by elimination is taken back on less of the patch reader's contrary evidence than
+a word-placed one (ELIMINATION_VETO). When a different circle for some label costs nearly as
+much, or a label has no reading beside any circle, the parser raises MarkerError instead of
+guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
 (corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,
