@@ -452,39 +452,23 @@ class _Line:
         return (distance <= self.tau) | (distance <= RELATIVE_INK * scene) | (self.blend(along, beside) >= BLEND_MIN)
 
     def drawn_stretches(self, along: np.ndarray) -> np.ndarray:
-        """(n,) bool: positions in a SEGMENT px stretch whose per-row median colours show the
-        stroke: the band's row holding most of the box's colour holds at least BLEND_MIN of it,
-        as a blend with the scene beside it on both sides (medians: a 1 px line on texture, its
-        colour halved by JPEG, leaves few single pixels past BLEND_MIN but shifts the median)."""
+        """(n,) bool: positions in a SEGMENT px stretch whose per-row median colours hold at least
+        BLEND_MIN of the box's colour, as _held_colour weighs single pixels (medians: a 1 px line
+        on texture, its colour halved by JPEG, leaves few single pixels past BLEND_MIN but shifts
+        the median)."""
         beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
-        drawn = np.zeros(len(along), bool)
         if len(beside) < 2:
-            return drawn
-        starts = list(range(0, max(len(along) - SEGMENT // 2, 1), SEGMENT))
-        for k, start in enumerate(starts):
-            end = starts[k + 1] if k + 1 < len(starts) else len(along)
-            band = np.median(self.pixels(along[start:end], self.band), axis=0)  # (rows, 3)
-            alphas = []
-            for scene in np.median(self.pixels(along[start:end], beside), axis=0):  # (3,) per side
-                towards = self.colour - scene
-                length2 = float((towards ** 2).sum())
-                alpha = ((band - scene) * towards).sum(axis=-1).max() / max(length2, 1e-6)
-                alphas.append(alpha if length2 >= BLEND_CONTRAST ** 2 else 0.0)
-            drawn[start:end] = min(alphas) >= BLEND_MIN
-        return drawn
+            return np.zeros(len(along), bool)
+        starts = list(range(0, max(len(along) - SEGMENT // 2, 1), SEGMENT))  # the last stretch takes the rest
+        stretches = [slice(start, end) for start, end in zip(starts, [*starts[1:], len(along)])]
+        band = np.stack([np.median(self.pixels(along[s], self.band), axis=0) for s in stretches])  # (m, k, 3)
+        scene = np.stack([np.median(self.pixels(along[s], beside), axis=0) for s in stretches])  # (m, 2, 3)
+        held = _held_colour(band, scene, self.colour) >= BLEND_MIN
+        return np.repeat(held, [s.stop - s.start for s in stretches])
 
     def blend(self, along: np.ndarray, beside: list[int]) -> np.ndarray:
-        """(n,) how much of the box's colour the band's likeliest pixel holds, as a blend of the
-        box's colour and the scene beside it (the lesser of the two sides' estimates; 0 where the
-        scene is itself near the box's colour, and the blend cannot be told)."""
-        band = self.pixels(along, self.band)  # (n, k, 3)
-        alphas = []
-        for scene in self.pixels(along, beside).transpose(1, 0, 2):  # (n, 3) per side
-            towards = self.colour - scene
-            length2 = (towards ** 2).sum(axis=-1)
-            alpha = ((band - scene[:, None]) * towards[:, None]).sum(axis=-1) / np.maximum(length2, 1e-6)[:, None]
-            alphas.append(np.where(length2 >= BLEND_CONTRAST ** 2, alpha.max(axis=1), 0.0))
-        return np.minimum(*alphas)
+        """(n,) how much of the box's colour the band's likeliest pixel holds (_held_colour)."""
+        return _held_colour(self.pixels(along, self.band), self.pixels(along, beside), self.colour)
 
     def under_label_boxes(self, along: np.ndarray, hit: np.ndarray, half: float) -> np.ndarray:
         """(n,) bool: where another box's label, light text on a dark box, hides this (light)
@@ -558,6 +542,18 @@ class _Line:
         if across[0] >= 0 and across[-1] < self.limit:
             ink &= ~(np.linalg.norm(self.pixels(along, across) - self.colour, axis=-1) <= self.tau).all(axis=1)
         return float(ink.mean())
+
+
+def _held_colour(band: np.ndarray, scene: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """(n,) how much of `colour` the likeliest of a stroke band's rows holds, as a blend of it and
+    the scene beside the stroke: band (n, k, 3) Lab of the band's k rows, scene (n, 2, 3) Lab on
+    both sides. The lesser of the two sides' estimates; 0 where that scene is itself within
+    BLEND_CONTRAST of `colour`, and the blend cannot be told."""
+    towards = colour - scene  # (n, 2, 3)
+    length2 = (towards ** 2).sum(axis=-1)  # (n, 2)
+    alpha = np.einsum("nkc,nsc->nsk", band, towards) - (scene * towards).sum(axis=-1)[..., None]
+    alpha = alpha.max(axis=-1) / np.maximum(length2, 1e-6)  # (n, 2): the likeliest row, per side
+    return np.where(length2 >= BLEND_CONTRAST ** 2, alpha, 0.0).min(axis=-1)
 
 
 def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: float, check_start: bool = True) -> bool:

@@ -14,22 +14,22 @@ circle left; several are told apart by reading the words against those labels on
 (`_by_elimination`, source "elimination"). A lone marker (REF alone) has no style to be checked
 against and needs a complete ring and a clear reading. Then the patch reader (a small CNN that
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
-surely reads as another of the question's labels or as no marker (`_check_by_patches`), or whose
-ring and label look swapped (`_check_swapped`: a faint ring read as the label, the label's glyph
-bowl taken for its ring), and places labels still missing where it is sure of one free or faint
-circle that matches the placed rings (`_place_by_patches`, source "patch"). Last, for labels
-still missing, a whole-image CNN (centre_finder.py) proposes marker centres, which need no ring
-that stands out on its own; a label is placed at the one place (a judged circle or a proposal)
-where the finder and the patch reader both read it, each with less certainty than the reader
-alone needs (`_place_by_finder`, source "finder"); before that, a placed marker the finder does
-not read at its centre is taken back when the finder surely centres its label a few px off, or
-both networks surely read it elsewhere (`_check_by_finder`). When the words' elimination had as
-many circles as unread labels but could not tell which is which, and the networks placed some of
-those labels on those circles, the rest take the circles left (`_place_by_elimination` again). A
-marker placed by elimination is taken back on less of the patch reader's contrary evidence than
-a word-placed one (ELIMINATION_VETO). When a different circle for some label costs nearly as
-much, or a label has no reading beside any circle, the parser raises MarkerError instead of
-guessing.
+surely reads as another of the question's labels or as no marker, or as no marker less surely
+when its ring and label look swapped (`_check_by_patches`, `_swapped`: a faint ring read as the
+label, the label's glyph bowl taken for its ring), and places labels still missing where it is
+sure of one free or faint circle that matches the placed rings (`_place_by_patches`, source
+"patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
+centres, which need no ring that stands out on its own; a label is placed at the one place (a
+judged circle or a proposal) where the finder and the patch reader both read it, each with less
+certainty than the reader alone needs (`_place_by_finder`, source "finder"); before that, a
+placed marker the finder does not read at its centre is taken back when the finder surely
+centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`).
+When the words' elimination had as many circles as unread labels but could not tell which is
+which, and the networks placed some of those labels on those circles, the rest take the circles
+left (`_place_by_elimination` again). A marker placed by elimination is taken back on less of
+the patch reader's contrary evidence than a word-placed one (ELIMINATION_VETO). When a different
+circle for some label costs nearly as much, or a label has no reading beside any circle, the
+parser raises MarkerError instead of guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
 (corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,
@@ -270,8 +270,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     lab = to_lab(rgb)
     parsed = _parse_by_words(rgb, lab, labels, classifier)
     if reader is not None:
-        _check_by_patches(rgb, parsed, reader)
-        _check_swapped(rgb, lab, parsed, reader)
+        _check_by_patches(rgb, lab, parsed, reader)
         judged = _place_by_patches(rgb, lab, parsed, reader) if parsed.missing else []
         if finder is not None:
             proposals = finder.find(rgb)
@@ -283,7 +282,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
             before = set(parsed.markers)
             _place_by_elimination(parsed, classifier or default_classifier(), rgb.shape[:2], after=", ".join(by_networks))
             if set(parsed.markers) - before:  # the others were checked already
-                _check_by_patches(rgb, parsed, reader, only=set(parsed.markers) - before)
+                _check_by_patches(rgb, lab, parsed, reader, only=set(parsed.markers) - before)
     return parsed
 
 
@@ -409,14 +408,16 @@ def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[Lab
     return all(on_eliminable(m) for m in parsed.markers.values() if m.source in ("patch", "finder"))
 
 
-def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader,
+def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader,
                       only: set[str] | None = None) -> None:
     """Take back the markers placed by words whose ring the patch reader sees as something else
     (another label of the question, or no marker) with probability >= PATCH_VETO: a scene blob
     read as a letter beside a scene ring; >= ELIMINATION_VETO for a marker placed by
     elimination, which no reading backs (a small D misread as C left D the real C's ring, which
-    the reader read as C with p=0.80: a question answered wrong at 200x150). The label goes back
-    to parsed.missing, where _place_by_patches may place it again. only: check these labels' markers."""
+    the reader read as C with p=0.80: a question answered wrong at 200x150); and a word-placed
+    one whose ring reads as no marker with p >= SWAP_NONE only, when its ring and label look
+    swapped (_swapped). The label goes back to parsed.missing, where _place_by_patches may place
+    it again. only: check these labels' markers."""
     labels = [label for label in parsed.markers if only is None or label in only]
     if not labels:
         return
@@ -433,36 +434,32 @@ def _check_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader,
             del parsed.markers[label]
             parsed.missing[label] = (f"{label} was {'left by elimination to' if eliminated else 'read beside'} a circle "
                                      f"whose surroundings read as {seen} (p={row[top]:.2f})")
+        elif not eliminated and row[CLASSES.index(NONE)] >= SWAP_NONE and label in parsed.word_pairs:
+            there = _swapped(rgb, lab, parsed, reader, label)
+            if there is not None:
+                del parsed.markers[label]
+                parsed.missing[label] = (f"{label} was read from a word holding a ring that reads as {label} "
+                                         f"(p={there:.2f}), beside a circle that reads as no marker "
+                                         f"(p={row[CLASSES.index(NONE)]:.2f}): its ring and label look swapped")
 
 
-def _check_swapped(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
-    """Take back the word-placed markers whose ring and label were swapped: a faint 1 px ring,
-    never found as a circle, read as the label (its arc looks like a C), and the label's own
-    glyph bowl taken for the ring beside that "word". The sign: the patch reader sees no marker
-    at the placed ring (p >= SWAP_NONE), and the word itself holds a ring like the placed one
-    where the reader reads the label (p >= PATCH_MIN_PROBABILITY, its likeliest class). The label
-    goes back to parsed.missing, where _place_by_patches may place it at that ring. (200x150,
-    seed 3, image 118: a bold 16 px C's bowl was taken for C's ring, p(none) = 0.85 there, and
-    p(C) = 0.87 at the faint real ring inside the word read as C: a question answered wrong.)"""
-    by_words = [label for label, m in parsed.markers.items() if m.source == "parsed" and m.label_box is not None]
-    if not by_words:
-        return
-    placed = reader.probabilities(rgb, [parsed.markers[label].xy for label in by_words])
-    for label, row in zip(by_words, placed):
-        marker = parsed.markers[label]
-        own = next((c for c in parsed.circles if (c.x, c.y) == marker.xy), None)
-        if row[CLASSES.index(NONE)] < SWAP_NONE or own is None:
-            continue
-        ring = _ring_inside(rgb, lab, marker.label_box, own.r)
-        if ring is None or not _rings_alike([ring, own]):
-            continue
-        there = _asked_only(reader.probabilities(rgb, [(ring.x, ring.y)]), parsed)[0]
-        if CLASSES[int(np.argmax(there))] != label or there[CLASSES.index(label)] < PATCH_MIN_PROBABILITY:
-            continue
-        del parsed.markers[label]
-        parsed.missing[label] = (f"{label} was read from a word holding a ring that reads as {label} "
-                                 f"(p={there[CLASSES.index(label)]:.2f}), beside a circle that reads as no marker "
-                                 f"(p={row[CLASSES.index(NONE)]:.2f}): its ring and label look swapped")
+def _swapped(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader, label: str) -> float | None:
+    """The patch reader's probability of `label` at a ring inside the word the words placed it
+    by, when that ring is like the placed one and reads likeliest as `label` with p >=
+    PATCH_MIN_PROBABILITY; else None. That word is then a faint 1 px ring, never found as a
+    circle, read as the label (its arc looks like a C), and the "circle" beside it is the
+    label's own glyph bowl. (200x150, seed 3, image 118: a bold 16 px C's bowl was taken for C's
+    ring, p(none) = 0.85 there, and p(C) = 0.87 at the faint real ring inside the word read as C:
+    a question answered wrong.)"""
+    read, j = parsed.word_pairs[label]
+    own = parsed.circles[j]
+    ring = _ring_inside(rgb, lab, read.rect, own.r)
+    if ring is None or not _rings_alike([ring, own]):
+        return None
+    there = _asked_only(reader.probabilities(rgb, [(ring.x, ring.y)]), parsed)[0]
+    if CLASSES[int(np.argmax(there))] != label or there[CLASSES.index(label)] < PATCH_MIN_PROBABILITY:
+        return None
+    return float(there[CLASSES.index(label)])
 
 
 def _ring_inside(rgb: np.ndarray, lab: np.ndarray, rect, r: float) -> Circle | None:
