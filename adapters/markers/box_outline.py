@@ -1,17 +1,18 @@
 """Fit a drawn box's outline near where the corner finder put it, and check that it is drawn.
 
-Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds each side's stroke
-on the median colour profile across the side (taken along the side's whole length, so a 1 px
-anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a pixel,
-and then verifies the rectangle: every side inside the image is drawn in one colour along most of
-its length and up to its corners (a thin side judged pixel by pixel and by 8 px stretches'
-per-row medians, which show a line too faint in its single pixels), and no two lines cross at a
-corner other than the labelled top-left one (both going on past it: the rectangle between two
-overlapping boxes' crossings). One
-line going on past a corner is a T: a side of this box lies on another box's line, which passes
-when both sides are drawn right up to the corner and the other side stops there (a box's corner
-with another's far corner leaves a gap, or a stub of the other's side going on). A line crossing
-it just past the corner is not this one going on. A side on or past the image's border is not seen.
+Given an approximate box (x0, y0, x1, y1), within a few px, `fit_outline` finds each side's
+stroke on the median colour profile across the side (taken along the side's whole length, so a 1
+px anti-aliased line on a noisy scene stands out of the noise), centres it to a fraction of a
+pixel, and then verifies the rectangle: every side inside the image is drawn in one colour along
+most of its length and up to its corners (a thin side judged pixel by pixel and by 8 px
+stretches' per-row medians, which show a line too faint in its single pixels; against the box's
+median colour and against the line's fitted look over each stretch's scene, ThinLineColour), and
+no two lines cross at a corner other than the labelled top-left one (both going on past it: the
+rectangle between two overlapping boxes' crossings). One line going on past a corner is a T: a
+side of this box lies on another box's line, which passes when both sides are drawn right up to
+the corner and the other side stops there (a box's corner with another's far corner leaves a
+gap, or a stub of the other's side going on). A line crossing it just past the corner is not
+this one going on. A side on or past the image's border is not seen.
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed
@@ -61,6 +62,8 @@ ALONGSIDE = 2  # px past a wide stroke's edge where another line of its colour t
 MAX_ALONGSIDE = 0.3  # ... along at most this fraction of a side measured NARROWER than the others
 NARROWER = 2.0  # px: a side's stroke measured this much narrower than the box's (the median side's)
 SEGMENT = 8  # px: a thin side is also judged by stretches this long, on their per-row medians
+ALPHA_RANGE = (0.25, 1.2)  # a thin line's fitted share of its drawn colour (ThinLineColour) must lie in this range
+MODEL_CONTRAST = 20.0  # Lab units a thin line must look unlike the scene it crosses to be judged there by its model
 
 
 @dataclass(frozen=True)
@@ -274,7 +277,8 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
     box = (pos[2], pos[0], pos[3], pos[1])
     # per side (top, bottom, left, right, as _verify takes them): measured narrower than the box
     narrower = [s is not None and width - s.width > NARROWER for s in found]
-    return _verify(lab, box, width, colour, min(s.contrast for s in drawn), narrower)
+    model = thin_line_colour(lab, box) if width <= THIN else None
+    return _verify(lab, box, width, colour, min(s.contrast for s in drawn), narrower, model)
 
 
 def _common_colour(options: list[list[Side]]) -> tuple[np.ndarray, float] | None:
@@ -342,7 +346,7 @@ def crosses_at_top_left(lab: np.ndarray, outline: Outline) -> bool:
 
 
 def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
-            narrower: Sequence[bool] = (False,) * 4) -> Outline | None:
+            narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None) -> Outline | None:
     """The Outline at `box` in `colour`, or None when some visible side is not of that colour
     along most of its length or up to its corners, or two lines cross at a corner."""
     H, W = lab.shape[:2]
@@ -359,13 +363,20 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
             runs_on.append((0.0, 0.0))
             reached.append((False, False))
             continue
-        line = _Line(lab, across, transposed, colour, tau)
+        line = _Line(lab, across, transposed, colour, tau, model)
         # the border stands in for the far side (as fit_outline judged it: a side drawn 2 px inside
         # the border, its stroke wider than that gap, was found there and is seen)
         cut_off = not _visible(end, 1, limit_along)
+        # the labelled corner is on the top and left sides; with no room above, the label is
+        # written inside the box, its dark box over the left side's start
+        labelled_corner = not transposed and across == y0 or transposed and across == x0
+        # a side running from a cut-off near side (x0 or y0 on the border) must start at the border
+        # too, as the far one must end there (the labelled corner's own sides are not checked: the
+        # label is written there)
+        cut_at_start = not labelled_corner and not _visible(start, 1, limit_along)
         # a side of a box cut off by the border runs up to the image's last row (column)
         last = limit_along - 1 if cut_off else int(np.floor(end - half - 1))
-        along = np.arange(int(np.ceil(start + half + 1)), last + 1)
+        along = np.arange(0 if cut_at_start else int(np.ceil(start + half + 1)), last + 1)
         along = along[(along >= 0) & (along < limit_along)]
         if len(along) < MIN_SIDE // 2:
             return None
@@ -373,9 +384,6 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         # side counts as drawn along its length on its stretches' medians too (drawn_stretches)
         inked = line.inked(along)
         hit = (inked | line.drawn_stretches(along)) if width <= THIN else inked
-        # the labelled corner is on the top and left sides; with no room above, the label is
-        # written inside the box, its dark box over the left side's start
-        labelled_corner = not transposed and across == y0 or transposed and across == x0
         hidden = line.under_label_boxes(along, hit, half) if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
         if hidden.mean() > MAX_HIDDEN:
             return None
@@ -386,7 +394,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         coverage = float(hit[~hidden].mean())
         # another line of this colour touches it: which part of the band is this side is unclear
         merged |= bool(narrow and width > THIN and line.alongside(along, half) > MAX_ALONGSIDE)
-        if cut_off and inked[-REACH:].mean() < INTO_BORDER:
+        if cut_off and inked[-REACH:].mean() < INTO_BORDER or cut_at_start and inked[:REACH].mean() < INTO_BORDER:
             return None  # a side ending a few px short of the border is a whole box's, its far side unseen
         # the top-left corner needs no reach: the label is written over it (inside the box when there
         # is no room above), and the corner finder saw that corner with its label
@@ -428,11 +436,13 @@ class _Line:
     """The pixels of one side's stroke: the rows (columns, when transposed) within 1 px of
     `across`, and whether each position along it is of the box's colour (within tau Lab units)."""
 
-    def __init__(self, lab: np.ndarray, across: float, transposed: bool, colour: np.ndarray, tau: float) -> None:
+    def __init__(self, lab: np.ndarray, across: float, transposed: bool, colour: np.ndarray, tau: float,
+                 model: ThinLineColour | None = None) -> None:
         limit = lab.shape[1] if transposed else lab.shape[0]
         self.row = int(round(across))
         self.band = [r for r in (self.row - 1, self.row, self.row + 1) if 0 <= r < limit]
         self.lab, self.transposed, self.colour, self.tau, self.limit = lab, transposed, colour, tau, limit
+        self.model = model
 
     def pixels(self, along: np.ndarray, rows=None) -> np.ndarray:
         """(n, k, 3) Lab at positions `along` in rows `rows` (default: the centre row only, (n, 3))."""
@@ -455,7 +465,8 @@ class _Line:
         """(n,) bool: positions in a SEGMENT px stretch whose per-row median colours hold at least
         BLEND_MIN of the box's colour, as _held_colour weighs single pixels (medians: a 1 px line
         on texture, its colour halved by JPEG, leaves few single pixels past BLEND_MIN but shifts
-        the median)."""
+        the median). With a ThinLineColour model, also a stretch holding BLEND_MIN of how the line
+        looks over that stretch's scene, where that look differs from the scene by MODEL_CONTRAST."""
         beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
         if len(beside) < 2:
             return np.zeros(len(along), bool)
@@ -464,6 +475,8 @@ class _Line:
         band = np.stack([np.median(self.pixels(along[s], self.band), axis=0) for s in stretches])  # (m, k, 3)
         scene = np.stack([np.median(self.pixels(along[s], beside), axis=0) for s in stretches])  # (m, 2, 3)
         held = _held_colour(band, scene, self.colour) >= BLEND_MIN
+        if self.model is not None:
+            held |= _held_colour(band, scene, self.model.over(scene), MODEL_CONTRAST) >= BLEND_MIN
         return np.repeat(held, [s.stop - s.start for s in stretches])
 
     def blend(self, along: np.ndarray, beside: list[int]) -> np.ndarray:
@@ -544,7 +557,7 @@ class _Line:
         return float(ink.mean())
 
 
-def _held_colour(band: np.ndarray, scene: np.ndarray, colour: np.ndarray) -> np.ndarray:
+def _held_colour(band: np.ndarray, scene: np.ndarray, colour: np.ndarray, contrast: float = BLEND_CONTRAST) -> np.ndarray:
     """(n,) how much of `colour` the likeliest of a stroke band's rows holds, as a blend of it and
     the scene beside the stroke: band (n, k, 3) Lab of the band's k rows, scene (n, 2, 3) Lab on
     both sides. The lesser of the two sides' estimates; 0 where that scene is itself within
@@ -553,7 +566,76 @@ def _held_colour(band: np.ndarray, scene: np.ndarray, colour: np.ndarray) -> np.
     length2 = (towards ** 2).sum(axis=-1)  # (n, 2)
     alpha = np.einsum("nkc,nsc->nsk", band, towards) - (scene * towards).sum(axis=-1)[..., None]
     alpha = alpha.max(axis=-1) / np.maximum(length2, 1e-6)  # (n, 2): the likeliest row, per side
-    return np.where(length2 >= BLEND_CONTRAST ** 2, alpha, 0.0).min(axis=-1)
+    return np.where(length2 >= contrast ** 2, alpha, 0.0).min(axis=-1)
+
+
+@dataclass(frozen=True)
+class ThinLineColour:
+    """How a thin line of one drawn colour looks over any scene: per Lab channel group
+    (lightness; a and b together), pixel = alpha * drawn + (1 - alpha) * scene. JPEG keeps
+    lightness at full resolution but averages colour over 2x2 pixels, so a 1 px line keeps most of
+    its lightness (alpha 0.7-1) and about half its colour (alpha 0.4-0.6), and its median colour
+    across a side (`Side.lab`) is one blend of it with the scenes that side crosses, which the
+    line over another scene can be far from."""
+
+    drawn: np.ndarray  # (3,) Lab
+    alpha: np.ndarray  # (3,) per channel
+
+    def over(self, scene: np.ndarray) -> np.ndarray:
+        """(..., 3) how the line looks over `scene` (..., 3)."""
+        return self.alpha * self.drawn + (1 - self.alpha) * scene
+
+
+def thin_line_colour(lab: np.ndarray, box) -> ThinLineColour | None:
+    """The ThinLineColour of a thin box's sides, fitted by least squares on SEGMENT px stretches'
+    medians (the band row farthest from the scene; the scene's mean on both sides) along every
+    visible side, twice dropping the quarter of stretches that fit worst (crossings, labels); None when alpha
+    is out of ALPHA_RANGE. Over scenes all alike, alpha and the drawn colour cannot be told apart,
+    but the line's look over such scenes (`over`), all that is asked of the fit, still can.
+
+    Why by hand: a linear least-squares fit of a blend model, a few lines of numpy; no colour
+    library models a line's colour mixed with what lies behind it."""
+    H, W = lab.shape[:2]
+    x0, y0, x1, y1 = box
+    lines, scenes = [], []
+    for across, start, end, transposed in ((y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)):
+        limit_across, limit_along = (W, H) if transposed else (H, W)
+        if not _visible(across, 1, limit_across):
+            continue
+        line = _Line(lab, across, transposed, np.zeros(3), 0.0)
+        beside = [line.band[0] - BESIDE, line.band[-1] + BESIDE]
+        if beside[0] < 0 or beside[1] >= limit_across:
+            continue
+        along = np.arange(int(np.ceil(start)) + END_TRIM, int(np.floor(end)) - END_TRIM + 1)
+        along = along[(along >= 0) & (along < limit_along)]
+        for first in range(0, len(along) - SEGMENT + 1, SEGMENT):
+            stretch = along[first:first + SEGMENT]
+            band = np.median(line.pixels(stretch, line.band), axis=0)  # (k, 3)
+            scene = np.median(line.pixels(stretch, beside), axis=0).mean(axis=0)  # (3,)
+            lines.append(band[np.argmax(np.linalg.norm(band - scene, axis=1))])
+            scenes.append(scene)
+    if len(lines) < 8:
+        return None
+    line_px, scene_px = np.array(lines), np.array(scenes)
+    drawn, alpha = np.zeros(3), np.zeros(3)
+    for channels in ([0], [1, 2]):
+        # line - scene = alpha * drawn - alpha * scene: linear in (alpha * drawn, alpha)
+        keep = np.ones(len(line_px), bool)
+        for _ in range(3):
+            k, m = len(channels), int(keep.sum())
+            design = np.zeros((k * m, k + 1))
+            for j, c in enumerate(channels):
+                design[j::k, j] = 1.0
+                design[j::k, k] = -scene_px[keep, c]
+            target = (line_px[keep][:, channels] - scene_px[keep][:, channels]).reshape(-1)
+            solution = np.linalg.lstsq(design, target, rcond=None)[0]
+            residual = np.linalg.norm(line_px[:, channels] - scene_px[:, channels]
+                                      - (solution[:k] - solution[k] * scene_px[:, channels]), axis=1)
+            keep = residual <= np.quantile(residual, 0.75)
+        if not ALPHA_RANGE[0] <= solution[k] <= ALPHA_RANGE[1]:
+            return None
+        drawn[channels], alpha[channels] = solution[:k] / solution[k], solution[k]
+    return ThinLineColour(drawn, alpha)
 
 
 def _reaches_corners(hit: np.ndarray, lightness: np.ndarray, own_lightness: float, check_start: bool = True) -> bool:
