@@ -62,7 +62,7 @@ ALONGSIDE = 2  # px past a wide stroke's edge where another line of its colour t
 MAX_ALONGSIDE = 0.3  # ... along at most this fraction of a side measured NARROWER than the others
 NARROWER = 2.0  # px: a side's stroke measured this much narrower than the box's (the median side's)
 SEGMENT = 8  # px: a thin side is also judged by stretches this long, on their per-row medians
-ALPHA_RANGE = (0.25, 1.2)  # a thin line's fitted share of its drawn colour (ThinLineColour) must lie in this range
+ALPHA_RANGE = (0.25, 1.2)  # a thin line's fitted share of its drawn colour (ThinLineColour) lies in this range
 MODEL_CONTRAST = 20.0  # Lab units a thin line must look unlike the scene it crosses to be judged there by its model
 
 
@@ -467,17 +467,27 @@ class _Line:
         on texture, its colour halved by JPEG, leaves few single pixels past BLEND_MIN but shifts
         the median). With a ThinLineColour model, also a stretch holding BLEND_MIN of how the line
         looks over that stretch's scene, where that look differs from the scene by MODEL_CONTRAST."""
-        beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
-        if len(beside) < 2:
+        medians = self.stretch_medians(along)
+        if medians is None:
             return np.zeros(len(along), bool)
-        starts = list(range(0, max(len(along) - SEGMENT // 2, 1), SEGMENT))  # the last stretch takes the rest
-        stretches = [slice(start, end) for start, end in zip(starts, [*starts[1:], len(along)])]
-        band = np.stack([np.median(self.pixels(along[s], self.band), axis=0) for s in stretches])  # (m, k, 3)
-        scene = np.stack([np.median(self.pixels(along[s], beside), axis=0) for s in stretches])  # (m, 2, 3)
+        band, scene, lengths = medians
         held = _held_colour(band, scene, self.colour) >= BLEND_MIN
         if self.model is not None:
             held |= _held_colour(band, scene, self.model.over(scene), MODEL_CONTRAST) >= BLEND_MIN
-        return np.repeat(held, [s.stop - s.start for s in stretches])
+        return np.repeat(held, lengths)
+
+    def stretch_medians(self, along: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+        """Per SEGMENT px stretch of positions `along` (the last one takes the rest): the per-row
+        median Lab of the stroke's band (m, k, 3) and of the scene BESIDE px past it on both sides
+        (m, 2, 3), and each stretch's length; None where the scene beside lies past the image."""
+        beside = [r for r in (self.band[0] - BESIDE, self.band[-1] + BESIDE) if 0 <= r < self.limit]
+        if len(beside) < 2 or len(along) == 0:
+            return None
+        starts = list(range(0, max(len(along) - SEGMENT // 2, 1), SEGMENT))
+        stretches = [slice(start, end) for start, end in zip(starts, [*starts[1:], len(along)])]
+        band = np.stack([np.median(self.pixels(along[s], self.band), axis=0) for s in stretches])
+        scene = np.stack([np.median(self.pixels(along[s], beside), axis=0) for s in stretches])
+        return band, scene, [s.stop - s.start for s in stretches]
 
     def blend(self, along: np.ndarray, beside: list[int]) -> np.ndarray:
         """(n,) how much of the box's colour the band's likeliest pixel holds (_held_colour)."""
@@ -560,8 +570,9 @@ class _Line:
 def _held_colour(band: np.ndarray, scene: np.ndarray, colour: np.ndarray, contrast: float = BLEND_CONTRAST) -> np.ndarray:
     """(n,) how much of `colour` the likeliest of a stroke band's rows holds, as a blend of it and
     the scene beside the stroke: band (n, k, 3) Lab of the band's k rows, scene (n, 2, 3) Lab on
-    both sides. The lesser of the two sides' estimates; 0 where that scene is itself within
-    BLEND_CONTRAST of `colour`, and the blend cannot be told."""
+    both sides; colour (3,), or (n, 2, 3) per position and side (a ThinLineColour's look over
+    that scene). The lesser of the two sides' estimates; 0 where that scene is itself within
+    `contrast` Lab units of `colour`, and the blend cannot be told."""
     towards = colour - scene  # (n, 2, 3)
     length2 = (towards ** 2).sum(axis=-1)  # (n, 2)
     alpha = np.einsum("nkc,nsc->nsk", band, towards) - (scene * towards).sum(axis=-1)[..., None]
@@ -588,10 +599,11 @@ class ThinLineColour:
 
 def thin_line_colour(lab: np.ndarray, box) -> ThinLineColour | None:
     """The ThinLineColour of a thin box's sides, fitted by least squares on SEGMENT px stretches'
-    medians (the band row farthest from the scene; the scene's mean on both sides) along every
-    visible side, twice dropping the quarter of stretches that fit worst (crossings, labels); None when alpha
-    is out of ALPHA_RANGE. Over scenes all alike, alpha and the drawn colour cannot be told apart,
-    but the line's look over such scenes (`over`), all that is asked of the fit, still can.
+    medians (_Line.stretch_medians: the band row farthest from the scene; the scene's mean on both
+    sides) along every visible side, twice dropping the quarter of stretches that fit worst
+    (crossings, labels); None when alpha is out of ALPHA_RANGE. Over scenes all alike, alpha and
+    the drawn colour cannot be told apart, but the line's look over such scenes (`over`), all that
+    is asked of the fit, still can.
 
     Why by hand: a linear least-squares fit of a blend model, a few lines of numpy; no colour
     library models a line's colour mixed with what lies behind it."""
@@ -602,18 +614,17 @@ def thin_line_colour(lab: np.ndarray, box) -> ThinLineColour | None:
         limit_across, limit_along = (W, H) if transposed else (H, W)
         if not _visible(across, 1, limit_across):
             continue
-        line = _Line(lab, across, transposed, np.zeros(3), 0.0)
-        beside = [line.band[0] - BESIDE, line.band[-1] + BESIDE]
-        if beside[0] < 0 or beside[1] >= limit_across:
-            continue
         along = np.arange(int(np.ceil(start)) + END_TRIM, int(np.floor(end)) - END_TRIM + 1)
         along = along[(along >= 0) & (along < limit_along)]
-        for first in range(0, len(along) - SEGMENT + 1, SEGMENT):
-            stretch = along[first:first + SEGMENT]
-            band = np.median(line.pixels(stretch, line.band), axis=0)  # (k, 3)
-            scene = np.median(line.pixels(stretch, beside), axis=0).mean(axis=0)  # (3,)
-            lines.append(band[np.argmax(np.linalg.norm(band - scene, axis=1))])
-            scenes.append(scene)
+        # the colour only matters to _Line's ink tests, which the fit does not use
+        medians = _Line(lab, across, transposed, np.zeros(3), 0.0).stretch_medians(along)
+        if medians is None:
+            continue
+        band, scene, _ = medians  # (m, k, 3), (m, 2, 3)
+        scene = scene.mean(axis=1)  # (m, 3): the scene on both sides
+        farthest = np.linalg.norm(band - scene[:, None], axis=-1).argmax(axis=1)  # (m,): the line's row
+        lines += list(band[np.arange(len(band)), farthest])
+        scenes += list(scene)
     if len(lines) < 8:
         return None
     line_px, scene_px = np.array(lines), np.array(scenes)
