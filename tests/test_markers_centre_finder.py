@@ -124,19 +124,22 @@ def test_a_place_only_one_network_reads_as_the_label_is_no_rival(elsewhere, tabl
     assert parsed.markers["C"].source == "finder" and parsed.markers["C"].xy == POINTS["C"]
 
 
-def blotted():
-    """A and B drawn whole; C's ring with no label (so no word can be read as C)."""
+def blotted(rings=(POINTS["C"],)):
+    """A and B drawn whole; C's ring (and any other `rings`) with no label, so no word reads C."""
     image = without_c()
-    x, y = POINTS["C"]
-    cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    for x, y in rings:
+        cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
     return image
 
 
-def test_agreement_places_a_label_at_a_ring_the_reader_alone_was_unsure_of():
-    unsure = {**SURE, POINTS["C"]: {"C": 0.55, NONE: 0.45}}  # < PATCH_MIN_PROBABILITY: the patch step refuses
-    alone = parse_image(blotted(), list(POINTS), patch_reader=OracleReader(unsure), centre_finder=False)
-    assert "surely enough" in alone.missing["C"]
-    parsed = parse(blotted(), [(POINTS["C"][0] + 0.7, POINTS["C"][1], {"C": 0.6})], unsure)
+def test_agreement_places_a_label_at_a_ring_the_reader_alone_could_not_choose():
+    # the reader reads C at C's ring and, less surely, at a bare ring elsewhere: alone it cannot
+    # tell which (a rival >= PATCH_RIVAL); the finder reads C at C's ring only
+    image = blotted(rings=(POINTS["C"], ELSEWHERE))
+    unsure = {**SURE, POINTS["C"]: {"C": 0.55, NONE: 0.45}, ELSEWHERE: {"C": 0.3, NONE: 0.7}}
+    alone = parse_image(image, list(POINTS), patch_reader=OracleReader(unsure), centre_finder=False)
+    assert "two circles read as C" in alone.missing["C"]
+    parsed = parse(image, [(POINTS["C"][0] + 0.7, POINTS["C"][1], {"C": 0.6})], unsure)
     marker = parsed.markers["C"]
     assert marker.source == "finder" and marker.radius == pytest.approx(STYLE.radius, abs=1)
     assert np.hypot(*np.subtract(marker.xy, POINTS["C"])) < 0.5  # the ring's fitted centre, not the proposal's

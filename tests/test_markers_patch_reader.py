@@ -80,7 +80,7 @@ def test_a_neighbour_that_shows_the_label_but_reads_as_its_own_is_no_rival():
 
 
 @pytest.mark.parametrize("table, why", [
-    ({POINTS["C"]: {"C": 0.5, NONE: 0.5}}, "surely enough"),
+    ({POINTS["C"]: {"C": 0.4, NONE: 0.6}}, "surely enough"),  # < PATCH_MIN_PROBABILITY
     ({POINTS["C"]: {"C": 0.95}, DECOY: {"C": 0.4, NONE: 0.6}}, "two circles read as C"),
 ])
 def test_an_unsure_reader_leaves_the_label_missing_and_says_why(table, why):
