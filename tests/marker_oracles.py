@@ -1,10 +1,13 @@
 """Stand-ins for the marker networks with set outputs, so the parser's rules for using them are
-tested apart from the networks' skill; and the check both networks' training scripts share."""
+tested apart from the networks' skill; the scene those rules are tested on (A and B drawn whole,
+C's ring bare); and the check both networks' training scripts share."""
 
 import json
 
+import cv2
 import numpy as np
 
+from adapters.markers import MarkerStyle, draw_points
 from adapters.markers.centre_finder import Proposal
 from adapters.markers.labels import LABELS
 from adapters.markers.patch_reader import CLASSES, NONE
@@ -12,6 +15,24 @@ from adapters.markers.patch_reader import CLASSES, NONE
 
 def grey(h=200, w=260, value=120):
     return np.full((h, w, 3), value, np.uint8)
+
+
+STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")
+POINTS = {"A": (60.0, 60.0), "B": (190.0, 60.0), "C": (120.0, 150.0)}
+
+
+def without_c():
+    """A and B drawn whole; nothing at C (no ring the detector could find, no word)."""
+    return draw_points(grey(), {"A": POINTS["A"], "B": POINTS["B"]}, STYLE)
+
+
+def blotted(*rings):
+    """without_c() with C's ring (and any other `rings`, (x, y) each) drawn bare in STYLE: no word
+    can be read as C."""
+    image = without_c()
+    for x, y in [POINTS["C"], *rings]:
+        cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    return image
 
 
 class OracleReader:

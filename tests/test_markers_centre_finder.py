@@ -2,7 +2,6 @@
 rule for using it (tested with oracle proposals and readings, so the rule is checked apart from
 the networks' skill)."""
 
-import cv2
 import numpy as np
 import pytest
 import torch
@@ -13,7 +12,8 @@ from adapters.markers.labels import LABELS, REF
 from adapters.markers.patch_reader import NONE
 from train.markers_finder import main as train_main
 
-from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
+from marker_oracles import (POINTS, STYLE, OracleFinder, OracleReader, blotted, grey, trained_and_continued,
+                            without_c)
 
 CENTRES = [(37.3, 52.8, "A"), (130.0, 101.6, "C"), (221.9, 20.2, REF)]
 
@@ -72,15 +72,8 @@ def test_missing_weights_name_the_command_that_makes_them(tmp_path):
         CentreFinder.load(tmp_path / "absent.safetensors")
 
 
-STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")
-POINTS = {"A": (60.0, 60.0), "B": (190.0, 60.0), "C": (120.0, 150.0)}
 SURE = {POINTS["A"]: {"A": 1.0}, POINTS["B"]: {"B": 1.0}, POINTS["C"]: {"C": 0.95}}
 ELSEWHERE = (210.0, 160.0)
-
-
-def without_c():
-    """A and B drawn whole; nothing at C (no ring the detector could find, no word)."""
-    return draw_points(grey(), {"A": POINTS["A"], "B": POINTS["B"]}, STYLE)
 
 
 def parse(image, proposals, table=SURE, labels=tuple(POINTS)):
@@ -124,18 +117,10 @@ def test_a_place_only_one_network_reads_as_the_label_is_no_rival(elsewhere, tabl
     assert parsed.markers["C"].source == "finder" and parsed.markers["C"].xy == POINTS["C"]
 
 
-def blotted(rings=(POINTS["C"],)):
-    """A and B drawn whole; C's ring (and any other `rings`) with no label, so no word reads C."""
-    image = without_c()
-    for x, y in rings:
-        cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
-    return image
-
-
 def test_agreement_places_a_label_at_a_ring_the_reader_alone_could_not_choose():
     # the reader reads C at C's ring and, less surely, at a bare ring elsewhere: alone it cannot
     # tell which (a rival >= PATCH_RIVAL); the finder reads C at C's ring only
-    image = blotted(rings=(POINTS["C"], ELSEWHERE))
+    image = blotted(ELSEWHERE)
     unsure = {**SURE, POINTS["C"]: {"C": 0.55, NONE: 0.45}, ELSEWHERE: {"C": 0.3, NONE: 0.7}}
     alone = parse_image(image, list(POINTS), patch_reader=OracleReader(unsure), centre_finder=False)
     assert "two circles read as C" in alone.missing["C"]

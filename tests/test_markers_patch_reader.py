@@ -1,7 +1,6 @@
 """The patch reader: its input, its training script's file, and the parser's rule for using it
 (tested with oracle probabilities, so the rule is checked apart from the network's skill)."""
 
-import cv2
 import numpy as np
 import pytest
 import torch
@@ -12,7 +11,7 @@ from adapters.markers.labels import REF as REF_CLASS
 from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
 from train.markers_reader import main as train_main
 
-from marker_oracles import OracleReader, grey, trained_and_continued
+from marker_oracles import POINTS, STYLE, OracleReader, blotted, grey, trained_and_continued
 
 
 def test_patches_are_centred_and_mark_the_image_border():
@@ -46,18 +45,8 @@ def test_missing_weights_name_the_command_that_makes_them(tmp_path):
         PatchReader.load(tmp_path / "absent.pt")
 
 
-STYLE = MarkerStyle(radius=8, ring_width=2, font="hershey-simplex", label_height=12, side="right")
-POINTS = {"A": (60.0, 60.0), "B": (190.0, 60.0), "C": (120.0, 150.0)}
 SURE = {POINTS["A"]: {"A": 1.0}, POINTS["B"]: {"B": 1.0}}  # what a good reader sees at A and B
 DECOY = (215.0, 150.0)  # an unlabelled ring in the markers' style
-
-
-def blotted(decoy=False):
-    """A and B drawn whole; C's ring with no label (so no word can be read as C)."""
-    image = draw_points(grey(), {"A": POINTS["A"], "B": POINTS["B"]}, STYLE)
-    for x, y in [POINTS["C"]] + ([DECOY] if decoy else []):
-        cv2.circle(image, (int(x), int(y)), int(STYLE.radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
-    return image
 
 
 def test_the_word_pass_alone_misses_a_blotted_label():
@@ -75,7 +64,7 @@ def test_a_sure_reader_places_the_label_the_words_missed():
 
 def test_a_neighbour_that_shows_the_label_but_reads_as_its_own_is_no_rival():
     table = {**SURE, POINTS["C"]: {"C": 0.95}, DECOY: {"B": 0.6, "C": 0.3, NONE: 0.1}}
-    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
+    parsed = parse_image(blotted(DECOY), list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
     assert not parsed.missing and parsed.markers["C"].source == "patch"
 
 
@@ -84,7 +73,7 @@ def test_a_neighbour_that_shows_the_label_but_reads_as_its_own_is_no_rival():
     ({POINTS["C"]: {"C": 0.95}, DECOY: {"C": 0.4, NONE: 0.6}}, "two circles read as C"),
 ])
 def test_an_unsure_reader_leaves_the_label_missing_and_says_why(table, why):
-    parsed = parse_image(blotted(decoy=True), list(POINTS), patch_reader=OracleReader({**SURE, **table}),
+    parsed = parse_image(blotted(DECOY), list(POINTS), patch_reader=OracleReader({**SURE, **table}),
                          centre_finder=False)
     assert set(parsed.markers) == {"A", "B"} and why in parsed.missing["C"]
 

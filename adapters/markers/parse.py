@@ -578,11 +578,13 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     if any) and the finder's other proposals (a ring fitted off-centre, or no ring found). A
     label goes to a place when the finder's likeliest label there is it with a score >=
     FINDER_MIN_SCORE and the patch reader's top class there is it with p >= AGREED_PROBABILITY
-    (a lone label: FINDER_LONE_SCORE and
-    AGREED_LONE_PROBABILITY): two networks that look differently (whole image, fixed patch) must
-    agree, so each needs less certainty than the patch reader alone. It must be the only such
-    place, no other place may read as the label to both networks (finder >= FINDER_RIVAL, reader
-    >= PATCH_RIVAL, each its likeliest label), and a circle must match the placed markers' rings.
+    (a lone label: FINDER_LONE_SCORE and AGREED_LONE_PROBABILITY). Two networks that look
+    differently (whole image, fixed patch) must agree: this places labels where no ring was found
+    (the patch reader alone judges only found rings), and settles which of two rings the reader
+    alone read as the label (a lone label also needs less certainty than PATCH_LONE_PROBABILITY).
+    It must be the only such place, no other place may read as the label to both networks (finder
+    >= FINDER_RIVAL, reader >= PATCH_RIVAL, each its likeliest label), and a circle must match the
+    placed markers' rings.
     """
     placed = [m.xy for m in parsed.markers.values()]
 
