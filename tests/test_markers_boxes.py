@@ -659,3 +659,19 @@ def test_a_side_whose_stroke_is_outscored_nearby_is_still_among_the_candidates()
     assert all(abs(s.pos - y1) >= 1.0 or s.width > 6 for s in side_candidates(lab, y1, x0, x1, most=3))
     outline = fit_outline(lab, boxes["A"])
     assert outline is not None and max(abs(np.subtract(outline.box, boxes["A"]))) <= 1.0
+
+
+@pytest.mark.parametrize("width", [1, 2, 4])
+def test_a_short_box_whose_label_hides_most_of_its_left_side_is_fitted(width):
+    """With no room above a box, its label is written inside the top-left corner; on a box 45 px
+    high a 15 px label's dark box covers more than half of the left side, so the side's median
+    profile shows the label's box, not the stroke (its far half shows the stroke), and the
+    label's box is the box's own, not another label hiding the side (benchmark seed 10, image 102)."""
+    box = (23.5, 14.2, 187.7, 58.8)
+    scene = np.zeros((120, 220, 3), np.uint8)
+    scene[:] = (50, 25, 95)  # a plain dark purple
+    style = MarkerStyle(colour=(0, 200, 0), ring_width=width, polarity="box", label_height=15)
+    lab = to_lab(jpeg(draw_boxes(scene, {"A": box}, style), 85))
+    outline = fit_outline(lab, box)
+    assert outline is not None and outline.sides_seen == 4
+    assert max(abs(np.subtract(outline.box, box))) <= 1.0

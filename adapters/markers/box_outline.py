@@ -245,6 +245,12 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
             options.append(None)
             continue
         candidates = side_candidates(lab, across, start, end, transposed)
+        if (not transposed and across == y0) or (transposed and across == x0):
+            # the labelled corner's sides: a label written inside the box hides the start of both,
+            # and over more than half a short side its dark box is what the side's median profile
+            # shows; the side's far half shows the stroke
+            candidates += [extra for extra in side_candidates(lab, across, (start + end) / 2, end, transposed)
+                           if not any(_same_stroke(extra, c) for c in candidates)]
         if not candidates:
             return None
         options.append(candidates)
@@ -281,19 +287,34 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
     return _verify(lab, box, width, colour, min(s.contrast for s in drawn), narrower, model)
 
 
+def _same_stroke(extra: Side, found: Side) -> bool:
+    """Whether a stroke found on part of a side (`extra`) is one already `found` on the whole side:
+    within 1 px of it at a like width, or overlapping a stronger stroke of its colour (a piece of
+    that stroke's anti-aliased fringe, which would otherwise compete with it on position)."""
+    if abs(extra.pos - found.pos) < 1.0 and abs(extra.width - found.width) < 1.0:
+        return True
+    return (abs(extra.pos - found.pos) < (extra.width + found.width) / 2 and extra.contrast < found.contrast
+            and _alike(extra.lab, found.lab, min(extra.width, found.width)))
+
+
 def _common_colour(options: list[list[Side]]) -> tuple[np.ndarray, float] | None:
-    """(Lab colour, width px) that the most sides have a candidate stroke of (ties: the stronger
-    strokes), as the median of those candidates; None when no two sides share one. A nearby line
-    or label box can outscore a thin side, but not in the colour of the other sides."""
-    best, best_key = None, (1, 0.0)
+    """(Lab colour, width px) of the strongest strokes (summed contrast) among those the most
+    sides, or one side fewer, have a candidate of, as the median of those candidates; None when
+    no two sides share one. A nearby line or label box can outscore a thin side, but not in the
+    colour of the other sides."""
+    shared = []  # (sides, summed contrast, the strokes) per seed stroke's colour and width
     for seed in (c for candidates in options for c in candidates):
         chosen = [_nearest(candidates, seed.lab, seed.width) for candidates in options]
         chosen = [c for c in chosen if c is not None]
-        key = (len(chosen), sum(c.contrast for c in chosen))
-        if key > best_key:
-            best, best_key = chosen, key
-    if best is None:
+        if len(chosen) >= 2:
+            shared.append((len(chosen), sum(c.contrast for c in chosen), chosen))
+    if not shared:
         return None
+    # the strongest strokes in all among the colours shared by the most sides or one fewer: a thin
+    # line's tolerance (COLOUR_SPREAD_THIN) lets weak scene bands agree on all four sides where a
+    # label's box hides one side of a strong box
+    most = max(n for n, _, _ in shared)
+    best = max((t for t in shared if t[0] >= most - 1), key=lambda t: t[1])[2]
     return np.median(np.array([c.lab for c in best]), axis=0), float(np.median([c.width for c in best]))
 
 
@@ -384,13 +405,15 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         # side counts as drawn along its length on its stretches' medians too (drawn_stretches)
         inked = line.inked(along)
         hit = (inked | line.drawn_stretches(along)) if width <= THIN else inked
-        hidden = line.under_label_boxes(along, hit, half) if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
+        # the left side's own label (written inside the box, over the side's start) is a label's
+        # box too: it is excused first, so that MAX_HIDDEN bounds what other labels' boxes hide
+        own = line.under_own_label(along, hit) if transposed and labelled_corner else np.zeros_like(hit)
+        hidden = line.under_label_boxes(along, hit, half) & ~own if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
         if hidden.mean() > MAX_HIDDEN:
             return None
-        if transposed and labelled_corner:
-            hidden |= line.under_own_label(along, hit)
-            if (~hidden).sum() < MIN_SIDE // 2:
-                return None
+        hidden |= own
+        if transposed and labelled_corner and (~hidden).sum() < MIN_SIDE // 2:
+            return None
         coverage = float(hit[~hidden].mean())
         # another line of this colour touches it: which part of the band is this side is unclear
         merged |= bool(narrow and width > THIN and line.alongside(along, half) > MAX_ALONGSIDE)
