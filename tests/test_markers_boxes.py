@@ -675,3 +675,28 @@ def test_a_short_box_whose_label_hides_most_of_its_left_side_is_fitted(width):
     outline = fit_outline(lab, box)
     assert outline is not None and outline.sides_seen == 4
     assert max(abs(np.subtract(outline.box, box))) <= 1.0
+
+
+def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_one_naming_wins():
+    """Both labels written unreadably ("I") and read weakly by the finder (A 0.4 at A's corner,
+    B 0.45 at B's): each alone does not beat leaving it unplaced, but two corners start one outline
+    each with something written, for two labels, and naming them the other way round reads 12
+    times worse: both are placed (`parse_box._by_permutation`). A third such corner, or corners
+    the finder reads alike, leave them missing."""
+    a, b = BOXES["A"], BOXES["B"]
+    image = draw_boxes(draw_boxes(noisy(4), {"I": a}, STYLE), {"I": b}, STYLE)
+    fars = [(box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values()]
+    weak = OracleFinder([(a[0], a[1], {"A": 0.4, "B": 0.15}), (b[0], b[1], {"A": 0.1, "B": 0.45}), *fars],
+                        CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], weak)
+    assert not missing and {m.source for m in markers.values()} == {"elimination"}
+    assert all(max(abs(np.subtract(markers[l].box, BOXES[l]))) <= 1.0 and markers[l].confidence <= 0.5 for l in BOXES)
+    alike = OracleFinder([(a[0], a[1], {"A": 0.3, "B": 0.3}), (b[0], b[1], {"A": 0.3, "B": 0.3}), *fars], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], alike)
+    assert not markers and "read alike as the labels" in missing["A"]
+    decoy = (236.4, 168.3, 272.6, 208.2)  # a third labelled box clear of the others, read as some label too
+    image = draw_boxes(image, {"L": decoy}, STYLE)
+    with_decoy = OracleFinder([*weak.proposals, (decoy[0], decoy[1], {"A": 0.3, "B": 0.3}),
+                               (decoy[2], decoy[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], with_decoy)
+    assert not markers and "3 corners start one outline each" in missing["B"]

@@ -8,8 +8,11 @@ letter or digit loses the finder's score for the labels it is not, and one that 
 the label the finder read there backs it (and, a label being written once, takes most of that
 label's score from the finder's readings of it at other corners). Labels go to the corners that
 start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
-wins decisively and exactly one drawn outline starts there; the last label left, when all the
-others are placed, takes the one labelled corner left in their style (`_by_elimination`).
+wins decisively and exactly one drawn outline starts there; when several labels are left and
+exactly as many corners start one outline each, drawn alike with something written, they are
+named by the finder's readings when one naming beats every other (`_by_permutation`); the last
+label left, when all the others are placed, takes the one labelled corner left in their style
+(`_by_elimination`).
 Anything else leaves it missing with the reason, so a question is never answered from a guessed box.
 
     markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
@@ -102,6 +105,15 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             missing[label] = f"its box is also read as {', '.join(twins)}"
     markers = {label: m for label, m in markers.items() if label not in missing}
     left = [label for label in wanted if label in missing]
+    if len(left) >= 2:
+        told, why = _by_permutation(wanted, markers, corners, readings, outlines_at, lab)
+        for label, outline, score in told:
+            markers[label] = _box_marker(label, outline, min(score, ELIMINATION_CONFIDENCE), source="elimination")
+            del missing[label]
+        for label in missing:
+            if label in left and why:
+                missing[label] += f"; {why}"
+        left = [label for label in wanted if label in missing]
     if len(left) == 1 and markers:
         last, why = _by_elimination(left[0], {l: placed[l] for l in markers}, proposed, readings, outlines_at, lab)
         if last is not None:
@@ -150,6 +162,44 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
         return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
                       if candidates else "no other corner read as a label starts an outline in the placed boxes' style")
     return _box_marker(label, candidates[0], ELIMINATION_CONFIDENCE, source="elimination"), ""
+
+
+def _by_permutation(labels: list[str], markers: dict[str, Marker], corners: list[Proposal],
+                    readings: list[CornerReading | None], outlines_at: list[list[Outline]],
+                    lab: np.ndarray) -> tuple[list[tuple[str, Outline, float]], str]:
+    """([(label, outline, its score)] for the asked labels not yet placed, or [] and why not),
+    when exactly as many corners as labels asked start one outline each, drawn alike, with
+    something written at each, and one way of naming them beats every other by DECISIVE.
+
+    _assign weighs leaving a label unplaced (UNPLACED) against a weak reading, which refuses a
+    label the finder reads at 0.35 with no rival corner. Where the corners that can be a label's
+    are as many as the labels, each is some label's (the question draws exactly its choices'
+    labels): only which is which is left, and the finder's readings (weighed by the words, as in
+    _assign) need only tell that apart. The naming must agree with the labels already placed."""
+    candidates: list[tuple[int, Outline]] = []
+    for k, (reading, found) in enumerate(zip(readings, outlines_at)):
+        if len(found) != 1 or found[0].merged or crosses_at_top_left(lab, found[0]):
+            continue
+        if reading is None and not something_written(lab, found[0]):
+            continue
+        if sum(corners[k].scores.get(l, 0.0) for l in labels) < ELIMINATION_EVIDENCE:
+            continue
+        if any(_same(found[0], other) for _, other in candidates):
+            continue
+        candidates.append((k, found[0]))
+    if len(candidates) != len(labels):
+        return [], f"{len(candidates)} corners start one outline each with something written, for {len(labels)} labels"
+    if not all(same_style(a, b) for (_, a), (_, b) in itertools.combinations(candidates, 2)):
+        return [], "the corners that start one outline each are not drawn alike"
+    namings = sorted(((float(np.prod([corners[k].scores.get(l, 0.0) for l, (k, _) in zip(labels, order)])), order)
+                      for order in itertools.permutations(candidates)), key=lambda t: -t[0])
+    (best, order), second = namings[0], (namings[1][0] if len(namings) > 1 else 0.0)
+    if best <= 0 or best < DECISIVE * second:
+        return [], f"the {len(labels)} corners read alike as the labels (best naming {best:.3f}, next {second:.3f})"
+    named = {l: (k, outline) for l, (k, outline) in zip(labels, order)}
+    if any(max(abs(np.subtract(m.box, named[l][1].box))) >= SAME_BOX for l, m in markers.items()):
+        return [], "the best naming of the corners disagrees with the boxes placed"
+    return [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items() if l not in markers], ""
 
 
 def _box_marker(label: str, outline: Outline, score: float, source: str = "parsed") -> Marker:
