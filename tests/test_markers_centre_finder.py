@@ -98,7 +98,8 @@ def test_a_proposal_the_reader_confirms_places_the_label():
     ([], SURE, "no place where"),
     ([(*POINTS["C"], {"C": 0.8}), (*ELSEWHERE, {"C": 0.3, "D": 0.1})], {**SURE, ELSEWHERE: {"C": 0.6, NONE: 0.4}},
      "2 places read as C to both networks"),
-    ([(*POINTS["C"], {"C": 0.25})], SURE, "no place where the finder scores C >= 0.3"),
+    ([(*POINTS["C"], {"C": 0.25})], {**SURE, POINTS["C"]: {"C": 0.9}}, "no place where the finder scores C >= 0.3"),
+    ([(*POINTS["C"], {"C": 0.1})], SURE, "(or 0.15 and 0.95)"),  # a sure reader, and a finder barely reading C
     ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {NONE: 0.9, "C": 0.1}}, "no place where"),
     ([(*POINTS["C"], {"C": 0.8})], {**SURE, POINTS["C"]: {"C": 0.45, NONE: 0.55}}, "no place where"),
 ])
@@ -142,8 +143,18 @@ def test_agreement_at_a_ring_unlike_the_others_is_refused():
     assert "centre finder: its ring is unlike the other markers' rings" in parsed.missing["C"]
 
 
+def test_a_sure_reader_lets_a_weaker_finder_agree():
+    # the finder scores C 0.25 (< FINDER_MIN_SCORE) where the reader is sure of C (0.95): a ring
+    # the finder cannot see beside a label the reader plainly reads
+    parsed = parse(without_c(), [(*POINTS["C"], {"C": 0.25})])
+    assert parsed.markers["C"].source == "finder" and parsed.markers["C"].confidence == pytest.approx(0.25)
+
+
 def test_a_lone_label_needs_surer_agreement():
-    assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF]).missing
+    assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.35})], {(100.0, 100.0): {REF: 0.99}}, [REF]).missing
+    assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.95}}, [REF]).missing
+    # a surer reader lets a weaker finder agree (SURE_LONE_*)
+    assert parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF]).markers[REF].source == "finder"
     assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.7}}, [REF]).missing
     parsed = parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.9}}, [REF])
     assert parsed.markers[REF].source == "finder"

@@ -122,6 +122,12 @@ FINDER_LONE_SCORE = 0.6
 AGREED_PROBABILITY = 0.5
 AGREED_CENTRE = 2.0  # px: a proposal this close to a ring's centre is that ring's (farther: a place of its own)
 AGREED_LONE_PROBABILITY = 0.8
+# ... or a weaker finder score where the patch reader is sure of it (a lone label: surer still):
+# the finder is unsure of a label whose ring it cannot see (a 1 px ring over a blob of its own
+# colour) although the reader, which sees the label beside it, is not (markers_accuracy seed 0: a
+# plain REF the finder scored 0.59 and the reader 1.0)
+SURE_FINDER_SCORE, SURE_PROBABILITY = 0.15, 0.95
+SURE_LONE_FINDER_SCORE, SURE_LONE_PROBABILITY = 0.4, 0.97
 FINDER_RIVAL = 0.15
 # ... and its likeliest asked label must lead the next asked label by this much: a finder that
 # cannot tell A from C at a place (an inked blob where a label was) is not reading it there
@@ -578,7 +584,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     if any) and the finder's other proposals (a ring fitted off-centre, or no ring found). A
     label goes to a place when the finder's likeliest label there is it with a score >=
     FINDER_MIN_SCORE and the patch reader's top class there is it with p >= AGREED_PROBABILITY
-    (a lone label: FINDER_LONE_SCORE and AGREED_LONE_PROBABILITY). Two networks that look
+    (a lone label: FINDER_LONE_SCORE and AGREED_LONE_PROBABILITY), or a score >=
+    SURE_FINDER_SCORE where the reader is sure (SURE_PROBABILITY; lone: SURE_LONE_*). Two networks that look
     differently (whole image, fixed patch) must agree: this places labels where no ring was found
     (the patch reader alone judges only found rings), and settles which of two rings the reader
     alone read as the label (a lone label also needs less certainty than PATCH_LONE_PROBABILITY).
@@ -608,6 +615,7 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     placed_rings = [c for c in [*parsed.circles, *judged] if (c.x, c.y) in placed_at]
     lone = len(parsed.markers) + len(parsed.missing) == 1
     needed = (FINDER_LONE_SCORE, AGREED_LONE_PROBABILITY) if lone else (FINDER_MIN_SCORE, AGREED_PROBABILITY)
+    sure = (SURE_LONE_FINDER_SCORE, SURE_LONE_PROBABILITY) if lone else (SURE_FINDER_SCORE, SURE_PROBABILITY)
 
     asked = [*parsed.markers, *parsed.missing]
 
@@ -628,7 +636,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
 
     for label in list(parsed.missing):
         agreed = [k for k in range(len(places))
-                  if finder_reads(k, label, needed[0], FINDER_MARGIN) and reader_reads(k, label, needed[1])]
+                  if any(finder_reads(k, label, score, FINDER_MARGIN) and reader_reads(k, label, probability)
+                         for score, probability in (needed, sure))]
         j = agreed[0] if agreed else -1
         (x, y), ring, proposal = places[j]
         # a rival: another place both networks read as the label (a place only one of them reads as
@@ -639,8 +648,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
                   and finder_reads(k, label, FINDER_RIVAL) and reader_reads(k, label, PATCH_RIVAL)
                   and np.hypot(places[k][0][0] - x, places[k][0][1] - y) > SAME_CENTRE]
         why = (f"no place where the finder scores {label} >= {needed[0]} ({FINDER_MARGIN} above any other asked "
-               f"label) and the patch reader reads it "
-               f"with p >= {needed[1]}" if not agreed
+               f"label) and the patch reader reads it with p >= {needed[1]} (or {sure[0]} and {sure[1]})"
+               if not agreed
                else f"{len(rivals) + 1} places read as {label} to both networks" if rivals
                else "its ring is incomplete for a lone marker" if ring is not None and lone
                and ring.coverage < LONE_MIN_COVERAGE
