@@ -691,7 +691,8 @@ def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_o
     markers, missing, _ = read_boxes(image, ["A", "B"], weak)
     assert not missing and {m.source for m in markers.values()} == {"elimination"}
     assert all(max(abs(np.subtract(markers[l].box, BOXES[l]))) <= 1.0 and markers[l].confidence <= 0.5 for l in BOXES)
-    alike = OracleFinder([(a[0], a[1], {"A": 0.3, "B": 0.3}), (b[0], b[1], {"A": 0.3, "B": 0.3}), *fars], CORNER_CLASSES)
+    alike = OracleFinder([(a[0], a[1], {"A": 0.3, "B": 0.3}), (b[0], b[1], {"A": 0.3, "B": 0.3}), *fars],
+                         CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], alike)
     assert not markers and "read alike as the labels" in missing["A"]
     decoy = (236.4, 168.3, 272.6, 208.2)  # a third labelled box clear of the others, read as some label too

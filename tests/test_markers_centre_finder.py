@@ -154,7 +154,8 @@ def test_a_lone_label_needs_surer_agreement():
     assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.35})], {(100.0, 100.0): {REF: 0.99}}, [REF]).missing
     assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.95}}, [REF]).missing
     # a surer reader lets a weaker finder agree (SURE_LONE_*)
-    assert parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF]).markers[REF].source == "finder"
+    parsed = parse(grey(), [(100.0, 100.0, {REF: 0.5})], {(100.0, 100.0): {REF: 0.99}}, [REF])
+    assert parsed.markers[REF].source == "finder"
     assert REF in parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.7}}, [REF]).missing
     parsed = parse(grey(), [(100.0, 100.0, {REF: 0.7})], {(100.0, 100.0): {REF: 0.9}}, [REF])
     assert parsed.markers[REF].source == "finder"

@@ -584,8 +584,8 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     if any) and the finder's other proposals (a ring fitted off-centre, or no ring found). A
     label goes to a place when the finder's likeliest label there is it with a score >=
     FINDER_MIN_SCORE and the patch reader's top class there is it with p >= AGREED_PROBABILITY
-    (a lone label: FINDER_LONE_SCORE and AGREED_LONE_PROBABILITY), or a score >=
-    SURE_FINDER_SCORE where the reader is sure (SURE_PROBABILITY; lone: SURE_LONE_*). Two networks that look
+    (a lone label: FINDER_LONE_SCORE and AGREED_LONE_PROBABILITY), or a score >= SURE_FINDER_SCORE
+    where the reader is sure (SURE_PROBABILITY; lone: SURE_LONE_*). Two networks that look
     differently (whole image, fixed patch) must agree: this places labels where no ring was found
     (the patch reader alone judges only found rings), and settles which of two rings the reader
     alone read as the label (a lone label also needs less certainty than PATCH_LONE_PROBABILITY).

@@ -106,7 +106,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     markers = {label: m for label, m in markers.items() if label not in missing}
     left = [label for label in wanted if label in missing]
     if len(left) >= 2:
-        told, why = _by_permutation(wanted, markers, corners, readings, outlines_at, lab)
+        told, why = _by_permutation(wanted, markers, proposed, corners, readings, outlines_at, lab)
         for label, outline, score in told:
             markers[label] = _box_marker(label, outline, min(score, ELIMINATION_CONFIDENCE), source="elimination")
             del missing[label]
@@ -124,49 +124,53 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     return markers, missing, outlines
 
 
+def _outline_a_label_may_own(corner: Proposal, reading: CornerReading | None, found: list[Outline],
+                             labels: Sequence[str], lab: np.ndarray) -> Outline | None:
+    """The one outline starting at `corner` when the corner may be some asked label's box although
+    the finder does not say which, else None: the finder's scores for `labels` add up to
+    ELIMINATION_EVIDENCE, something is written there (a word box_label reads, or a label's ink
+    where labels go: the finder's readings at an unlabelled rectangle's corner reached 0.5 too),
+    exactly one outline starts there, where its sides lie is clear (not merged), and it is not the
+    rectangle between two overlapping boxes (their lines crossing at the corner)."""
+    if len(found) != 1 or sum(corner.scores.get(l, 0.0) for l in labels) < ELIMINATION_EVIDENCE:
+        return None
+    outline = found[0]
+    if outline.merged or (reading is None and not something_written(lab, outline)):
+        return None
+    return None if crosses_at_top_left(lab, outline) else outline
+
+
 def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Proposal],
                     readings: list[CornerReading | None], outlines_at: list[list[Outline]],
                     lab: np.ndarray) -> tuple[Marker | None, str]:
     """(`label`'s box, "") when every other label asked was placed (`placed`: their outlines)
     and exactly one other corner is left that can only be its own, else (None, why not).
 
-    At such a corner the finder (`corners`: its proposals, not weighed by words) reads some label
-    without saying which: the asked labels' scores add up to ELIMINATION_EVIDENCE (the one it
-    favours may be a placed label, which is written once). Something is written there (a word
-    box_label reads, or a label's ink where labels go: the finder's readings at an unlabelled
-    rectangle's corner reached 0.5 too) that does not read as another label or letter. One
-    outline starts there, drawn in the placed boxes' style, not one of theirs, and not the
-    rectangle between two overlapping boxes (its lines crossing at the corner). As in the point
+    Such a corner may be a label's box (_outline_a_label_may_own, on the finder's proposals
+    `corners`, not weighed by words: the label the finder favours there may be a placed one, which
+    is written once), what is written there does not read as another label or letter, and its
+    outline is drawn in the placed boxes' style and is not one of theirs. As in the point
     parser's elimination (parse._by_elimination), the question itself names the label; a second
     such corner is a decoy, and then none is placed."""
     used = [(o.x0, o.y0) for o in placed.values()]
     candidates = []
     for corner, reading, found in zip(corners, readings, outlines_at):
-        if len(found) != 1 or sum(corner.scores.get(l, 0.0) for l in (label, *placed)) < ELIMINATION_EVIDENCE:
-            continue
         if reading is not None and reading.contradicts(label):
             continue  # another label or letter is written there
-        outline = found[0]
-        if outline.merged:
-            continue  # where one of its sides lies is unclear
-        if reading is None and not something_written(lab, outline):
-            continue  # nothing written there: an unlabelled rectangle
-        if any(max(abs(outline.x0 - x), abs(outline.y0 - y)) < CORNER_FIT for x, y in used):
+        outline = _outline_a_label_may_own(corner, reading, found, (label, *placed), lab)
+        if outline is None or any(max(abs(outline.x0 - x), abs(outline.y0 - y)) < CORNER_FIT for x, y in used):
             continue
-        if not all(same_style(outline, other) for other in placed.values()):
-            continue
-        if crosses_at_top_left(lab, outline):
-            continue
-        candidates.append(outline)
+        if all(same_style(outline, other) for other in placed.values()):
+            candidates.append(outline)
     if len(candidates) != 1:
         return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
                       if candidates else "no other corner read as a label starts an outline in the placed boxes' style")
     return _box_marker(label, candidates[0], ELIMINATION_CONFIDENCE, source="elimination"), ""
 
 
-def _by_permutation(labels: list[str], markers: dict[str, Marker], corners: list[Proposal],
-                    readings: list[CornerReading | None], outlines_at: list[list[Outline]],
-                    lab: np.ndarray) -> tuple[list[tuple[str, Outline, float]], str]:
+def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: list[Proposal],
+                    corners: list[Proposal], readings: list[CornerReading | None],
+                    outlines_at: list[list[Outline]], lab: np.ndarray) -> tuple[list[tuple[str, Outline, float]], str]:
     """([(label, outline, its score)] for the asked labels not yet placed, or [] and why not),
     when exactly as many corners as labels asked start one outline each, drawn alike, with
     something written at each, and one way of naming them beats every other by DECISIVE.
@@ -175,18 +179,14 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], corners: list
     label the finder reads at 0.35 with no rival corner. Where the corners that can be a label's
     are as many as the labels, each is some label's (the question draws exactly its choices'
     labels): only which is which is left, and the finder's readings (weighed by the words, as in
-    _assign) need only tell that apart. The naming must agree with the labels already placed."""
+    _assign: `corners`) need only tell that apart. The naming must agree with the labels already
+    placed. Which corners may be a label's box is judged as for elimination (`proposed`: the
+    finder's proposals, not weighed by words; _outline_a_label_may_own)."""
     candidates: list[tuple[int, Outline]] = []
-    for k, (reading, found) in enumerate(zip(readings, outlines_at)):
-        if len(found) != 1 or found[0].merged or crosses_at_top_left(lab, found[0]):
-            continue
-        if reading is None and not something_written(lab, found[0]):
-            continue
-        if sum(corners[k].scores.get(l, 0.0) for l in labels) < ELIMINATION_EVIDENCE:
-            continue
-        if any(_same(found[0], other) for _, other in candidates):
-            continue
-        candidates.append((k, found[0]))
+    for k, (corner, reading, found) in enumerate(zip(proposed, readings, outlines_at)):
+        outline = _outline_a_label_may_own(corner, reading, found, labels, lab)
+        if outline is not None and not any(_same(outline, other) for _, other in candidates):
+            candidates.append((k, outline))
     if len(candidates) != len(labels):
         return [], f"{len(candidates)} corners start one outline each with something written, for {len(labels)} labels"
     if not all(same_style(a, b) for (_, a), (_, b) in itertools.combinations(candidates, 2)):
