@@ -61,6 +61,9 @@ THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it 
 ALONGSIDE = 2  # px past a wide stroke's edge where another line of its colour touches it ...
 MAX_ALONGSIDE = 0.3  # ... along at most this fraction of a side measured NARROWER than the others
 NARROWER = 2.0  # px: a side's stroke measured this much narrower than the box's (the median side's)
+BAND_EDGE_NEAR = 2.0  # px: a side taken at an edge of a band two strokes wide lies this near the guess ...
+BAND_EDGE_MARGIN = 2.0  # ... and this much nearer than the band's other edge
+BAND_GAP = 4  # px between the two strokes of such a band at most
 SEGMENT = 8  # px: a thin side is also judged by stretches this long, on their per-row medians
 ALPHA_RANGE = (0.25, 1.2)  # a thin line's fitted share of its drawn colour (ThinLineColour) lies in this range
 MODEL_CONTRAST = 20.0  # Lab units a thin line must look unlike the scene it crosses to be judged there by its model
@@ -266,7 +269,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
             near_border = _nearest(side_candidates(lab, inside, start, end, transposed), *common)
             found.append(near_border)
             continue
-        side = _nearest(candidates, *common, approximately)
+        side = _nearest(candidates, *common, approximately) or _edge_of_band(candidates, *common, approximately)
         if side is None:
             return None
         found.append(side)
@@ -338,6 +341,25 @@ def _nearest(candidates: list[Side], colour, width: float, approx: float | None 
         return chosen
     return min(alike, key=lambda c: np.linalg.norm(np.subtract(c.lab, colour)) / COLOUR_SPREAD
                + abs(c.width - width) / 2, default=None)
+
+
+def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -> Side | None:
+    """The side at the edge of a band of the box's `colour` two strokes wide, when no candidate
+    is a single stroke of the box's: two boxes' parallel sides a few px apart merge into one
+    band on the median profile (a near miss of a box, its sides moved 6 px, at a 3 px stroke),
+    and this box's side is the band's edge where the corner finder put it, `width` px wide.
+    None unless one edge lies within BAND_EDGE_NEAR px of `approx` and BAND_EDGE_MARGIN px
+    nearer than any other edge; _verify then checks that side pixel by pixel, as any other."""
+    if any(_alike(c.lab, colour, min(c.width, width)) and abs(c.width - width) <= WIDTH_SPREAD for c in candidates):
+        return None  # a stroke of the box's look is there: _nearest found it ambiguous, and so it stays
+    bands = [c for c in candidates
+             if c.width - width > WIDTH_SPREAD and c.width <= 2 * width + BAND_GAP and _alike(c.lab, colour, width)]
+    edges = sorted((abs(pos - approx), pos, band) for band in bands
+                   for pos in (band.pos - (band.width - width) / 2, band.pos + (band.width - width) / 2))
+    if not edges or edges[0][0] > BAND_EDGE_NEAR or (len(edges) > 1 and edges[1][0] - edges[0][0] < BAND_EDGE_MARGIN):
+        return None
+    _, pos, band = edges[0]
+    return Side(pos, width, band.lab, band.contrast)
 
 
 def tolerance(width: float, contrast: float) -> float:
