@@ -258,9 +258,15 @@ def test_the_last_label_goes_to_the_one_labelled_corner_left_in_the_boxes_style(
     markers, missing, _ = read_boxes(image, ["A", "B"], unsure_at_b())
     assert not missing and markers["B"].source == "elimination" and markers["B"].confidence <= 0.5
     assert max(abs(np.subtract(markers["B"].box, BOXES["B"]))) <= 1.0 and markers["A"].source == "parsed"
-    # without A placed, nothing is left to eliminate: B stays in doubt
+    # with C asked too, two labels are left: B's corner is named B (0.3) rather than C (read
+    # nowhere) by _by_permutation; read as B and C alike, neither is named
     markers, missing, _ = read_boxes(image, ["A", "B", "C"], unsure_at_b())
-    assert set(markers) == {"A"} and "in doubt" in missing["B"] and "C" in missing
+    assert set(markers) == {"A", "B"} and markers["B"].source == "elimination" and "C" in missing
+    a, b = BOXES["A"], BOXES["B"]
+    b_or_c = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"A": 0.3, "B": 0.3, "C": 0.3}),
+                           *((box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values())], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B", "C"], b_or_c)
+    assert set(markers) == {"A"} and "tells no label apart" in missing["B"]
     # nothing written at B's corner (an unlabelled rectangle there): not placed either
     image = outlines_only(draw_boxes(noisy(4), {"A": BOXES["A"]}, STYLE), {"B": BOXES["B"]}, colour=STYLE.colour)
     markers, missing, _ = read_boxes(image, ["A", "B"], unsure_at_b())
@@ -694,13 +700,42 @@ def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_o
     alike = OracleFinder([(a[0], a[1], {"A": 0.3, "B": 0.3}), (b[0], b[1], {"A": 0.3, "B": 0.3}), *fars],
                          CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], alike)
-    assert not markers and "read alike as the labels" in missing["A"]
+    assert not markers and "tells no label apart" in missing["A"]
     decoy = (236.4, 168.3, 272.6, 208.2)  # a third labelled box clear of the others, read as some label too
     image = draw_boxes(image, {"L": decoy}, STYLE)
     with_decoy = OracleFinder([*weak.proposals, (decoy[0], decoy[1], {"A": 0.3, "B": 0.3}),
                                (decoy[2], decoy[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], with_decoy)
     assert not markers and "3 corners start one outline each" in missing["B"]
+
+
+def test_fewer_labelled_corners_than_labels_are_named_only_when_no_other_corner_starts_an_outline():
+    """Three labels asked, C's box not found: the two corners that start one outline each with
+    something written are still each some label's, and A 0.4 / B 0.45 name them (C is read
+    nowhere). Another corner starting an outline (an unlabelled rectangle the finder reads as C)
+    may be a box the naming would put elsewhere: then nothing is named."""
+    a, b = BOXES["A"], BOXES["B"]
+    image = draw_boxes(draw_boxes(noisy(4), {"I": a}, STYLE), {"I": b}, STYLE)
+    fars = [(box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values()]
+    weak = [(a[0], a[1], {"A": 0.4, "B": 0.15}), (b[0], b[1], {"A": 0.1, "B": 0.45}), *fars]
+    markers, missing, _ = read_boxes(image, ["A", "B", "C"], OracleFinder(weak, CORNER_CLASSES))
+    assert set(markers) == {"A", "B"} and set(missing) == {"C"}
+    assert all(max(abs(np.subtract(markers[l].box, BOXES[l]))) <= 1.0 and markers[l].source == "elimination"
+               for l in BOXES)
+    bare = (236.4, 168.3, 272.6, 208.2)
+    image = outlines_only(image, {"C": bare}, width=STYLE.ring_width, colour=STYLE.colour)
+    finder = OracleFinder([*weak, (bare[0], bare[1], {"C": 0.3}), (bare[2], bare[3], {FAR_CORNER: 0.9})],
+                          CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B", "C"], finder)
+    assert not markers and "another corner starts an outline" in missing["A"]
+    # B's box labelled "F" instead: the word there is no label, so that corner is named nothing,
+    # and A's corner alone is not named either (another corner starts an outline)
+    image = draw_boxes(draw_boxes(noisy(4), {"I": a}, STYLE), {"F": b}, STYLE)
+    finder = OracleFinder([(a[0], a[1], {"A": 0.4, "B": 0.15}), (b[0], b[1], {"A": 0.3, "B": 0.3}), *fars],
+                          CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert not markers and "F reads as another label or letter" in missing["B"]
+    assert "another corner starts an outline" in missing["A"]
 
 
 

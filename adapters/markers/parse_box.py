@@ -8,9 +8,9 @@ letter or digit loses the finder's score for the labels it is not, and one that 
 the label the finder read there backs it (and, a label being written once, takes most of that
 label's score from the finder's readings of it at other corners). Labels go to the corners that
 start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
-wins decisively and exactly one drawn outline starts there; when several labels are left and
-exactly as many corners start one outline each, drawn alike with something written, they are
-named by the finder's readings when one naming beats every other (`_by_permutation`); the last
+wins decisively and exactly one drawn outline starts there; when several labels are left and at
+most as many corners start one outline each, drawn alike with something written, each is some
+label's, and they are named by the finder's readings where the naming is clear (`_by_permutation`); the last
 label left, when all the others are placed, takes the one labelled corner left in their style
 (`_by_elimination`).
 Anything else leaves it missing with the reason, so a question is never answered from a guessed box.
@@ -108,6 +108,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     if len(left) >= 2:
         told, why = _by_permutation(wanted, markers, proposed, corners, readings, outlines_at, lab)
         for label, outline, score in told:
+            placed[label] = outline
             markers[label] = _box_marker(label, outline, min(score, ELIMINATION_CONFIDENCE), source="elimination")
             del missing[label]
         for label in missing:
@@ -171,35 +172,55 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
 def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: list[Proposal],
                     corners: list[Proposal], readings: list[CornerReading | None],
                     outlines_at: list[list[Outline]], lab: np.ndarray) -> tuple[list[tuple[str, Outline, float]], str]:
-    """([(label, outline, its score)] for the asked labels not yet placed, or [] and why not),
-    when exactly as many corners as labels asked start one outline each, drawn alike, with
-    something written at each, and one way of naming them beats every other by DECISIVE.
+    """([(label, outline, its score)] for the asked labels not yet placed that the naming of
+    the corners which may be a label's box tells, or [] and why none), when those corners are at
+    most as many as the labels asked, drawn alike, and one way of naming them beats every other.
 
     _assign weighs leaving a label unplaced (UNPLACED) against a weak reading, which refuses a
-    label the finder reads at 0.35 with no rival corner. Where the corners that can be a label's
-    are as many as the labels, each is some label's (the question draws exactly its choices'
-    labels): only which is which is left, and the finder's readings (weighed by the words, as in
-    _assign: `corners`) need only tell that apart. The naming must agree with the labels already
-    placed. Which corners may be a label's box is judged as for elimination (`proposed`: the
-    finder's proposals, not weighed by words; _outline_a_label_may_own)."""
+    label the finder reads at 0.35 with no rival corner. But a corner that starts one outline with
+    something written, where the finder reads some asked label, is some label's box (the question
+    draws exactly its choices' labels; _outline_a_label_may_own, judged on `proposed`, the
+    finder's proposals not weighed by words, as for elimination): only which label is left, and
+    the finder's readings (weighed by the words, as in _assign: `corners`) need only tell that
+    apart. So each such corner gets a different label; a label is told where every naming
+    scoring within DECISIVE of the best puts it at the same corner, read there at MIN_EVIDENCE at
+    least. The best naming must agree with the labels already placed. Fewer such corners than
+    labels are named only when every corner that starts an outline is one of them: another
+    corner may be a label's box that the naming would put elsewhere."""
     candidates: list[tuple[int, Outline]] = []
     for k, (corner, reading, found) in enumerate(zip(proposed, readings, outlines_at)):
         outline = _outline_a_label_may_own(corner, reading, found, labels, lab)
+        if sum(corners[k].scores.get(l, 0.0) for l in labels) < MIN_EVIDENCE:
+            continue  # the word written there reads as another letter: not a label's box, nor to be named
         if outline is not None and not any(_same(outline, other) for _, other in candidates):
             candidates.append((k, outline))
-    if len(candidates) != len(labels):
+    if not candidates or len(candidates) > len(labels):
         return [], f"{len(candidates)} corners start one outline each with something written, for {len(labels)} labels"
+    if len(candidates) < len(labels) and any(not any(_same(o, c) for o in found for _, c in candidates)
+                                             for found in outlines_at):
+        return [], (f"{len(candidates)} corners start one outline each with something written, for {len(labels)} "
+                    "labels, and another corner starts an outline")
     if not all(same_style(a, b) for (_, a), (_, b) in itertools.combinations(candidates, 2)):
         return [], "the corners that start one outline each are not drawn alike"
-    namings = sorted(((float(np.prod([corners[k].scores.get(l, 0.0) for l, (k, _) in zip(labels, order)])), order)
-                      for order in itertools.permutations(candidates)), key=lambda t: -t[0])
-    (best, order), second = namings[0], (namings[1][0] if len(namings) > 1 else 0.0)
-    if best <= 0 or best < DECISIVE * second:
-        return [], f"the {len(labels)} corners read alike as the labels (best naming {best:.3f}, next {second:.3f})"
-    named = {l: (k, outline) for l, (k, outline) in zip(labels, order)}
-    if any(max(abs(np.subtract(m.box, named[l][1].box))) >= SAME_BOX for l, m in markers.items()):
+    # namings[i] = (score, the label given to each candidate), best first
+    namings = sorted(((float(np.prod([corners[k].scores.get(l, 0.0) for l, (k, _) in zip(names, candidates)])), names)
+                      for names in itertools.permutations(labels, len(candidates))), key=lambda t: -t[0])
+    best, names = namings[0]
+    second = namings[1][0] if len(namings) > 1 else 0.0
+    if best <= 0:  # some corner is read as none of the labels left for it
+        return [], f"the naming of the {len(candidates)} corners tells no label apart (best naming 0)"
+    named = dict(zip(names, candidates))
+    at_corner = {l: k for k, (_, outline) in enumerate(candidates) for l, m in markers.items()
+                 if max(abs(np.subtract(m.box, outline.box))) < SAME_BOX}  # placed label -> its candidate
+    if any(names.index(l) != k if l in names else True for l, k in at_corner.items()) or any(
+            l in names and l not in at_corner for l in markers):
         return [], "the best naming of the corners disagrees with the boxes placed"
-    return [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items() if l not in markers], ""
+    rivals = [other for score, other in namings[1:] if score * DECISIVE > best]
+    told = [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items()
+            if l not in markers and corners[k].scores[l] >= MIN_EVIDENCE
+            and all(l in other and other.index(l) == names.index(l) for other in rivals)]
+    return told, "" if told else (f"the naming of the {len(candidates)} corners tells no label apart "
+                                  f"(best naming {best:.3f}, next {second:.3f})")
 
 
 def _box_marker(label: str, outline: Outline, score: float, source: str = "parsed") -> Marker:
