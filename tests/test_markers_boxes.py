@@ -764,3 +764,17 @@ def test_a_side_in_a_band_with_another_boxs_side_a_few_px_away_is_its_edge(width
     outline = fit_outline(lab, (a[0] + 1.0, a[1] - 1.0, a[2] + 1.0, a[3] + 0.8))
     assert outline is not None and max(abs(np.subtract(outline.box, a))) <= 2.0
     assert fit_outline(lab, (b[0], b[1], b[2], 229.5 + apart / 2)) is None
+
+
+def test_a_stronger_line_a_few_px_off_does_not_take_a_side_from_the_stroke_where_the_finder_put_it():
+    """B's top side over a scene near its colour (weak), and A's top 5.4 px below it along B's far
+    half, under A's dark label box (strong there): the far-half search found A's top the stronger
+    stroke of the box's colour and took it for B's, which fails B's coverage (benchmark seed 5 image
+    10, B missed); the rectangle on the strokes within NEAR_GUESS px of the guess is B."""
+    cyan, b, a = (0, 220, 255), (7.1, 51.9, 111.3, 172.3), (74.2, 57.3, 271.7, 214.2)
+    image = np.full((240, 320, 3), 128, np.uint8)
+    image[40:60, :74] = (60, 180, 200)
+    style = MarkerStyle(colour=cyan, ring_width=3, polarity="box", label_height=15.8, box_colour=(25, 36, 16))
+    lab = to_lab(draw_boxes(image, {"B": b, "A": a}, style))
+    outline = fit_outline(lab, tuple(np.add(b, (0.5, -0.5, 0.5, 0.5))))
+    assert outline is not None and max(abs(np.subtract(outline.box, b))) <= 0.5

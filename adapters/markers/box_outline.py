@@ -61,8 +61,8 @@ THIN = 4.0  # px measured: a stroke drawn 1-2 px wide (anti-aliasing spreads it 
 ALONGSIDE = 2  # px past a wide stroke's edge where another line of its colour touches it ...
 MAX_ALONGSIDE = 0.3  # ... along at most this fraction of a side measured NARROWER than the others
 NARROWER = 2.0  # px: a side's stroke measured this much narrower than the box's (the median side's)
-BAND_EDGE_NEAR = 2.0  # px: a side taken at an edge of a band two strokes wide lies this near the guess ...
-BAND_EDGE_MARGIN = 2.0  # ... and this much nearer than the band's other edge
+NEAR_GUESS = 2.0  # px from the corner finder's guess where a stroke is where it put the side (see fit_outline)
+BAND_EDGE_MARGIN = 2.0  # px a band's edge taken for a side must be nearer the guess than its other edge
 BAND_GAP = 4  # px between the two strokes of such a band at most
 SEGMENT = 8  # px: a thin side is also judged by stretches this long, on their per-row medians
 ALPHA_RANGE = (0.25, 1.2)  # a thin line's fitted share of its drawn colour (ThinLineColour) lies in this range
@@ -273,6 +273,25 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
         if side is None:
             return None
         found.append(side)
+    outline = _outline_on_sides(lab, found, approx)
+    if outline is None:
+        # a stronger stroke of the box's colour a few px off (another box's side, seen on the far
+        # half of a side past a label's box) can win a side from a weaker one where the corner
+        # finder put it: the rectangle on the strokes within NEAR_GUESS px of the guess is tried too
+        near = [side if candidates is None or side is None or abs(side.pos - guess) <= NEAR_GUESS
+                else _nearest([c for c in candidates if abs(c.pos - guess) <= NEAR_GUESS], *common, guess) or side
+                for candidates, guess, side in zip(options, (y0, y1, x0, x1), found)]
+        if any(a is not b for a, b in zip(near, found)):
+            outline = _outline_on_sides(lab, near, approx)
+    return outline
+
+
+def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float]) -> Outline | None:
+    """The verified Outline on the strokes `found` for its sides (top, bottom, left, right; None
+    for a side cut off by the image's border, which keeps `approx`'s coordinate), or None when
+    they are too few, unlike each other, or not drawn as a box's (_verify)."""
+    H, W = lab.shape[:2]
+    x0, y0, x1, y1 = approx
     top, bottom, left, right = found
     drawn = [s for s in found if s is not None]
     if len(drawn) < 2 or not (top or bottom) or not (left or right):
@@ -348,7 +367,7 @@ def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -
     is a single stroke of the box's: two boxes' parallel sides a few px apart merge into one
     band on the median profile (a near miss of a box, its sides moved 6 px, at a 3 px stroke),
     and this box's side is the band's edge where the corner finder put it, `width` px wide.
-    None unless one edge lies within BAND_EDGE_NEAR px of `approx` and BAND_EDGE_MARGIN px
+    None unless one edge lies within NEAR_GUESS px of `approx` and BAND_EDGE_MARGIN px
     nearer than any other edge; _verify then checks that side pixel by pixel, as any other."""
     if any(_alike(c.lab, colour, min(c.width, width)) and abs(c.width - width) <= WIDTH_SPREAD for c in candidates):
         return None  # a stroke of the box's look is there: _nearest found it ambiguous, and so it stays
@@ -356,7 +375,7 @@ def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -
              if c.width - width > WIDTH_SPREAD and c.width <= 2 * width + BAND_GAP and _alike(c.lab, colour, width)]
     edges = sorted((abs(pos - approx), pos, band) for band in bands
                    for pos in (band.pos - (band.width - width) / 2, band.pos + (band.width - width) / 2))
-    if not edges or edges[0][0] > BAND_EDGE_NEAR or (len(edges) > 1 and edges[1][0] - edges[0][0] < BAND_EDGE_MARGIN):
+    if not edges or edges[0][0] > NEAR_GUESS or (len(edges) > 1 and edges[1][0] - edges[0][0] < BAND_EDGE_MARGIN):
         return None
     _, pos, band = edges[0]
     return Side(pos, width, band.lab, band.contrast)
