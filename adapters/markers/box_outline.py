@@ -373,8 +373,9 @@ def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -
         return None  # a stroke of the box's look is there: _nearest found it ambiguous, and so it stays
     bands = [c for c in candidates
              if c.width - width > WIDTH_SPREAD and c.width <= 2 * width + BAND_GAP and _alike(c.lab, colour, width)]
-    edges = sorted((abs(pos - approx), pos, band) for band in bands
-                   for pos in (band.pos - (band.width - width) / 2, band.pos + (band.width - width) / 2))
+    edges = sorted(((abs(pos - approx), pos, band) for band in bands
+                    for pos in (band.pos - (band.width - width) / 2, band.pos + (band.width - width) / 2)),
+                   key=lambda edge: edge[0])
     if not edges or edges[0][0] > NEAR_GUESS or (len(edges) > 1 and edges[1][0] - edges[0][0] < BAND_EDGE_MARGIN):
         return None
     _, pos, band = edges[0]
