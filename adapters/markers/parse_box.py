@@ -10,9 +10,9 @@ label's score from the finder's readings of it at other corners). Labels go to t
 start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
 wins decisively and exactly one drawn outline starts there; when several labels are left and at
 most as many corners start one outline each, drawn alike with something written, each is some
-label's, and they are named by the finder's readings where the naming is clear (`_by_permutation`); the last
-label left, when all the others are placed, takes the one labelled corner left in their style
-(`_by_elimination`).
+label's, and they are named by the finder's readings where the naming is clear
+(`_by_permutation`); the last label left, when all the others are placed, takes the one labelled
+corner left in their style (`_by_elimination`).
 Anything else leaves it missing with the reason, so a question is never answered from a guessed box.
 
     markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
@@ -174,7 +174,7 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
                     outlines_at: list[list[Outline]], lab: np.ndarray) -> tuple[list[tuple[str, Outline, float]], str]:
     """([(label, outline, its score)] for the asked labels not yet placed that the naming of
     the corners which may be a label's box tells, or [] and why none), when those corners are at
-    most as many as the labels asked, drawn alike, and one way of naming them beats every other.
+    most as many as the labels asked and drawn alike.
 
     _assign weighs leaving a label unplaced (UNPLACED) against a weak reading, which refuses a
     label the finder reads at 0.35 with no rival corner. But a corner that starts one outline with
@@ -189,9 +189,9 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     corner may be a label's box that the naming would put elsewhere."""
     candidates: list[tuple[int, Outline]] = []
     for k, (corner, reading, found) in enumerate(zip(proposed, readings, outlines_at)):
-        outline = _outline_a_label_may_own(corner, reading, found, labels, lab)
         if sum(corners[k].scores.get(l, 0.0) for l in labels) < MIN_EVIDENCE:
-            continue  # the word written there reads as another letter: not a label's box, nor to be named
+            continue  # the words took its readings away (another letter is written there): nothing to name
+        outline = _outline_a_label_may_own(corner, reading, found, labels, lab)
         if outline is not None and not any(_same(outline, other) for _, other in candidates):
             candidates.append((k, outline))
     if not candidates or len(candidates) > len(labels):
@@ -212,8 +212,7 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     named = dict(zip(names, candidates))
     at_corner = {l: k for k, (_, outline) in enumerate(candidates) for l, m in markers.items()
                  if max(abs(np.subtract(m.box, outline.box))) < SAME_BOX}  # placed label -> its candidate
-    if any(names.index(l) != k if l in names else True for l, k in at_corner.items()) or any(
-            l in names and l not in at_corner for l in markers):
+    if any((names.index(l) if l in names else None) != at_corner.get(l) for l in markers):
         return [], "the best naming of the corners disagrees with the boxes placed"
     rivals = [other for score, other in namings[1:] if score * DECISIVE > best]
     told = [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items()
