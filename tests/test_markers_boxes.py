@@ -273,6 +273,26 @@ def test_the_last_label_goes_to_the_one_labelled_corner_left_in_the_boxes_style(
     assert set(markers) == {"A"} and "no other corner read as a label" in missing["B"]
 
 
+def test_the_last_label_read_faintly_inside_its_box_is_placed_by_elimination():
+    """B's box reaches the top border, so its label is written inside it, in its colour: no word
+    the glyph classifier reads, and the finder reads B there at 0.4 only (it reads some such
+    corners of the benchmark's below 0.5). With A placed, that corner is the one left: B is placed by
+    elimination; read at 0.3, below ELIMINATION_EVIDENCE, it stays missing."""
+    boxes = {"A": BOXES["A"], "B": (75.8, 6.4, 230.5, 150.7)}
+    image = draw_boxes(noisy(4), boxes, STYLE)
+    a, b = boxes["A"], boxes["B"]
+
+    def reading_b(score):
+        return OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"B": score}),
+                             *((box[2], box[3], {FAR_CORNER: 0.9}) for box in boxes.values())], CORNER_CLASSES)
+
+    markers, missing, _ = read_boxes(image, ["A", "B"], reading_b(0.4))
+    assert not missing and markers["B"].source == "elimination" and markers["A"].source == "parsed"
+    assert max(abs(np.subtract(markers["B"].box, b))) <= 1.0
+    markers, missing, _ = read_boxes(image, ["A", "B"], reading_b(0.3))
+    assert set(markers) == {"A"} and "no other corner read as a label" in missing["B"]
+
+
 def test_elimination_refuses_a_decoy_or_an_outline_in_another_style():
     decoy = (236.4, 168.3, 272.6, 208.2)  # clear of the other boxes, labelled "L" (as unclear as B's "I")
     image = draw_boxes(noisy(4), {**UNCLEAR_B, "L": decoy}, STYLE)
