@@ -317,6 +317,18 @@ def test_something_is_written_at_a_labelled_corner_and_nothing_at_an_unlabelled_
         assert something_written(lab, fit_outline(lab, box)) is written
 
 
+@pytest.mark.parametrize("polarity", ["colour", "box"])
+def test_a_tall_label_written_inside_a_box_with_room_above_for_a_small_one_is_seen(polarity):
+    """The top side is 17 px below the border: a 9 px label would fit above, a 17 px one does not
+    and is written inside the box (draw_boxes), so both places are looked at."""
+    box = (40.3, 17.2, 190.2, 170.4)
+    style = MarkerStyle(ring_width=1, label_height=17, polarity=polarity)
+    labelled, bare = draw_boxes(noisy(5), {"A": box}, style), outlines_only(noisy(5), {"A": box}, 1, style.colour)
+    for image, written in ((labelled, True), (bare, False)):
+        lab = to_lab(image)
+        assert something_written(lab, fit_outline(lab, box)) is written
+
+
 def test_the_top_left_corner_of_the_rectangle_between_crossing_boxes_is_a_crossing():
     tall, wide = (100.3, 40.4, 200.6, 200.2), (40.5, 100.6, 260.3, 160.4)
     lab = to_lab(outlines_only(noisy(6), {"T": tall, "W": wide}))

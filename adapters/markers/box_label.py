@@ -66,13 +66,15 @@ class CornerReading:
 
 
 LABEL_ZONE = (22, 14)  # px (tall, wide) where a label starts at a corner: up to 18 px tall, a 1-4 px gap
+ZONE_GAP = 4  # px: the most draw_boxes leaves between a label and the top side
 MIN_LABEL_INK = 10  # px of the box's colour in that zone: something is written there (a letter 8 px tall has more)
 MIN_LABEL_DARK = 0.3  # ... or this fraction of the zone darker than BOX_DARK (a label's dark box)
 
 
 def something_written(lab: np.ndarray, outline: Outline) -> bool:
     """Whether anything is written where `outline`'s label goes (above its top-left corner, or
-    inside it where there is no room above), read or not: MIN_LABEL_INK px of the box's colour
+    inside it where there is no room above: for a tall label, both are looked at when the top
+    side is within LABEL_ZONE of the border), read or not: MIN_LABEL_INK px of the box's colour
     there, or MIN_LABEL_DARK of it as dark as a label's box. A label touching another box's line
     (one component with it) or drawn over it is no word corner_words can isolate, but its ink is
     there; an unlabelled rectangle's corner has the scene there."""
@@ -81,13 +83,16 @@ def something_written(lab: np.ndarray, outline: Outline) -> bool:
     tall, wide = LABEL_ZONE
     x0 = int(round(outline.x0 - half))
     above = int(round(outline.y0 - half - 1))
+    zones = []
     if above >= 9:  # room for the smallest label above the corner (8 px and its gap)
-        zone = lab[max(above - tall, 0):above, max(x0, 0):x0 + wide]
-    else:  # written inside the box, right of its left side's stroke
+        zones.append(lab[max(above - tall, 0):above, max(x0, 0):x0 + wide])
+    if above < tall + ZONE_GAP:  # no room for the tallest: written inside the box, right of its left side
         below = int(round(outline.y0 + half + 1))
-        zone = lab[below:below + tall, max(int(round(outline.x0 + half + 1)), 0):x0 + wide]
-    if zone.size == 0:
-        return False
+        zones.append(lab[below:below + tall, max(int(round(outline.x0 + half + 1)), 0):x0 + wide])
+    return any(_ink_or_dark_box(zone, outline) for zone in zones if zone.size)
+
+
+def _ink_or_dark_box(zone: np.ndarray, outline: Outline) -> bool:
     ink = np.linalg.norm(zone - np.asarray(outline.lab), axis=-1) <= tolerance(outline.width, outline.contrast)
     return int(ink.sum()) >= MIN_LABEL_INK or float((zone[..., 0] < BOX_DARK).mean()) >= MIN_LABEL_DARK
 
