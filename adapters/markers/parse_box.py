@@ -47,8 +47,8 @@ CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the pr
 WORD_ELSEWHERE = 0.25  # a label's score kept at other corners where the word at one corner clearly reads as it
 # summed asked-label finder scores at a corner elimination or naming may give a label. The finder
 # reads some labels at 0.35-0.5, most often one written inside its box (no room above it): 0.5
-# left 9 such boxes of 8 benchmark seeds unplaced, 0.25 and 0.15 placed no more. What is written
-# there and the outline guard against a scene rectangle
+# left 9 boxes of the 8 benchmark seeds unplaced that 0.35 places, none wrong (0.25: one more,
+# 0.15: none). What is written there and the outline guard against a scene rectangle
 ELIMINATION_EVIDENCE = 0.35
 ELIMINATION_CONFIDENCE = 0.5  # confidence of a box placed by elimination (as parse.ELIMINATION_CONFIDENCE)
 
