@@ -188,9 +188,10 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     the finder's readings (weighed by the words, as in _assign: `corners`) need only tell that
     apart. So each such corner gets a different label; a label is told where every naming
     scoring within DECISIVE of the best puts it at the same corner, read there at MIN_EVIDENCE at
-    least. The best naming must agree with the labels already placed. Fewer such corners than
-    labels are named only when every corner that starts an outline is one of them: another
-    corner may be a label's box that the naming would put elsewhere."""
+    least. The best naming must agree with the labels already placed. When such corners are fewer
+    than the labels, another corner that starts an outline may be a label's box that the naming
+    would put elsewhere: a label is then told only where the finder reads it DECISIVE times more
+    than at every such corner."""
     candidates: list[tuple[int, Outline]] = []
     for k, (corner, reading, found) in enumerate(zip(proposed, readings, outlines_at)):
         if sum(corners[k].scores.get(l, 0.0) for l in labels) < MIN_EVIDENCE:
@@ -200,10 +201,11 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
             candidates.append((k, outline))
     if not candidates or len(candidates) > len(labels):
         return [], f"{len(candidates)} corners start one outline each with something written, for {len(labels)} labels"
-    if len(candidates) < len(labels) and any(not any(_same(o, c) for o in found for _, c in candidates)
-                                             for found in outlines_at):
-        return [], (f"{len(candidates)} corners start one outline each with something written, for {len(labels)} "
-                    "labels, and another corner starts an outline")
+    # with fewer candidates than labels, a corner that starts an outline but is no candidate may be
+    # the box of a label the naming would put elsewhere: a label is told only where the finder
+    # reads it DECISIVE times more than at any such corner (its own scores, not weighed by words)
+    others = [j for j, found in enumerate(outlines_at)
+              if not any(_same(o, c) for o in found for _, c in candidates)] if len(candidates) < len(labels) else []
     if not all(same_style(a, b) for (_, a), (_, b) in itertools.combinations(candidates, 2)):
         return [], "the corners that start one outline each are not drawn alike"
     # namings[i] = (score, the label given to each candidate), best first
@@ -219,9 +221,14 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     if any((names.index(l) if l in names else None) != at_corner.get(l) for l in markers):
         return [], "the best naming of the corners disagrees with the boxes placed"
     rivals = [other for score, other in namings[1:] if score * DECISIVE > best]
-    told = [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items()
-            if l not in markers and corners[k].scores[l] >= MIN_EVIDENCE
-            and all(l in other and other.index(l) == names.index(l) for other in rivals)]
+    clear = [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items()
+             if l not in markers and corners[k].scores[l] >= MIN_EVIDENCE
+             and all(l in other and other.index(l) == names.index(l) for other in rivals)]
+    told = [(l, outline, score) for l, outline, score in clear
+            if all(score >= DECISIVE * proposed[j].scores.get(l, 0.0) for j in others)]
+    blocked = [l for l, _, _ in clear if l not in {t[0] for t in told}]
+    if blocked:
+        return told, f"{', '.join(blocked)} is read nearly as much at another corner that starts an outline"
     return told, "" if told else (f"the naming of the {len(candidates)} corners tells no label apart "
                                   f"(best naming {best:.3f}, next {second:.3f})")
 
