@@ -224,9 +224,12 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     clear = [(l, outline, corners[k].scores[l]) for l, (k, outline) in named.items()
              if l not in markers and corners[k].scores[l] >= MIN_EVIDENCE
              and all(l in other and other.index(l) == names.index(l) for other in rivals)]
-    told = [(l, outline, score) for l, outline, score in clear
-            if all(score >= DECISIVE * proposed[j].scores.get(l, 0.0) for j in others)]
-    blocked = [l for l, _, _ in clear if l not in {t[0] for t in told}]
+
+    def read_elsewhere(label: str, score: float) -> bool:
+        return any(DECISIVE * proposed[j].scores.get(label, 0.0) > score for j in others)
+
+    told = [t for t in clear if not read_elsewhere(t[0], t[2])]
+    blocked = [l for l, _, score in clear if read_elsewhere(l, score)]
     if blocked:
         return told, f"{', '.join(blocked)} is read nearly as much at another corner that starts an outline"
     return told, "" if told else (f"the naming of the {len(candidates)} corners tells no label apart "
