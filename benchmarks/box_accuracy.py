@@ -4,12 +4,13 @@ Renders 2-4 labelled boxes per image in random styles (stroke 1-4 px, any colour
 top-left corner or inside it, coloured text or light text on a dark box) on random backgrounds
 (procedural textures, noise, gradients, crops of ../shared/data/images when present), some of them
 near misses of another box (every side moved 6-40 px), JPEG-compresses 70% of them, reads them
-back with parse_box.read_boxes and the shipped corner finder, and counts boxes found with the
-right label and every coordinate within 2 px. A wrong silent answer is a box returned at the
-wrong place; an image is answered when every box on it is placed. Boxes in the held-out fonts
-(glyphs.HELD_OUT_FONTS, never used to train the corner finder) and on photographs (never used
-to train it either) are reported apart, as are images by how many boxes they hold (BLINK's
-Object_Localization draws two).
+back with parse_box.read_boxes and the shipped corner finder and corner reader, and counts boxes
+found with the right label and every coordinate within 2 px (and, apart, how often the corner
+reader alone reads the right label at each box's true top-left corner). A wrong silent answer is
+a box returned at the wrong place; an image is answered when every box on it is placed. Boxes in the
+held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder or reader) and on
+photographs (never used to train them either) are reported apart, as are images by how many
+boxes they hold (BLINK's Object_Localization draws two).
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]
 """
@@ -28,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.markers.corner_finder import CornerFinder, default_corner_finder  # noqa: E402
+from adapters.markers.corner_reader import CLASSES as READER_CLASSES, default_corner_reader  # noqa: E402
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse_box import read_boxes  # noqa: E402
@@ -41,6 +43,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     """Read `n` rendered images back; figures overall, per stroke width, held-out fonts and photos."""
     photos = load_photos() if photos is None else photos
     finder = finder or default_corner_finder()
+    reader = default_corner_reader()  # read_boxes' default
     if finder is None:
         raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
     fonts = [f.name for f in available_fonts()]
@@ -48,6 +51,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     groups = collections.defaultdict(lambda: collections.Counter())  # group -> right, wrong, boxes
     images = collections.Counter()
     reasons = collections.Counter()
+    reader_read = collections.defaultdict(lambda: collections.Counter())  # group -> right, corners
     wrong_boxes = []  # each wrong silent box, to look at (`scenes.benchmark_case` renders image i again)
     seconds = 0.0
     for i in range(n):
@@ -71,13 +75,23 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
                           else "training_fonts", "photo" if kind == "photo" else "procedural",
                           f"{len(labels)}_boxes_per_image"):
                 groups[group].update(right=int(right), wrong=int(wrong), boxes=1)
+        if reader is not None:  # the reader alone, at the true corners (read_boxes reads fitted ones)
+            read = reader.probabilities(drawn, [truth[:2] for truth in boxes.values()]).argmax(axis=1)
+            for label, k in zip(boxes, read):
+                for group in ("all", "held_out_fonts" if style.font in HELD_OUT_FONTS else "training_fonts",
+                              "photo" if kind == "photo" else "procedural"):
+                    reader_read[group].update(right=int(READER_CLASSES[k] == label), corners=1)
         images["images"] += 1
         images["answered"] += not missing
         images["answered_wrong"] += (not missing) and wrong_here > 0
     figures = {group: {"right": int(c["right"]), "wrong_silent": int(c["wrong"]), "boxes": c["boxes"],
                        "rate": round(c["right"] / max(c["boxes"], 1), 4)} for group, c in sorted(groups.items())}
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
-            "corner_finder_sha256": finder.record.get("sha256"), **figures,
+            "corner_finder_sha256": finder.record.get("sha256"),
+            "corner_reader_sha256": reader.record.get("sha256") if reader else None, **figures,
+            "corner_reader_at_true_corners": {group: {"right": int(c["right"]), "corners": c["corners"],
+                                                      "rate": round(c["right"] / c["corners"], 4)}
+                                              for group, c in sorted(reader_read.items())},
             "images_answered": int(images["answered"]), "images_answered_wrong": int(images["answered_wrong"]),
             "why_missing": dict(reasons.most_common()), "wrong_boxes": wrong_boxes[:20],
             "seconds_per_image": round(seconds / n, 4)}

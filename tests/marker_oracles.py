@@ -36,17 +36,18 @@ def blotted(*rings):
 
 
 class OracleReader:
-    """Probabilities set per place: {(x, y): {class: p}} (nearest within 3 px), else sure 'none'."""
+    """Probabilities set per place: {(x, y): {class: p}} (nearest within 3 px), else sure 'none'.
+    classes: the patch reader's (default) or the corner reader's."""
 
-    def __init__(self, table):
-        self.table = table
+    def __init__(self, table, classes=CLASSES):
+        self.table, self.classes = table, classes
 
     def probabilities(self, rgb, centres):
-        out = np.zeros((len(centres), len(CLASSES)), np.float32)
+        out = np.zeros((len(centres), len(self.classes)), np.float32)
         for i, (x, y) in enumerate(centres):
             row = next((v for (tx, ty), v in self.table.items() if np.hypot(tx - x, ty - y) < 3), {NONE: 1.0})
             for name, p in row.items():
-                out[i, CLASSES.index(name)] = p
+                out[i, self.classes.index(name)] = p
         return out
 
 

@@ -13,15 +13,22 @@ import adapters.markers.parse as parse
 from adapters.markers import MarkerError, find_markers
 from adapters.markers.box_label import something_written
 from adapters.markers.box_outline import _Line, crosses_at_top_left, fit_outline, side_candidates
-from adapters.markers.corner_finder import CORNER_CLASSES, CornerFinder
+from adapters.markers.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
 from adapters.markers.detect import to_lab
-from adapters.markers.parse_box import read_boxes
+from adapters.markers import parse_box
 from adapters.markers.render import MarkerStyle, draw_boxes
 from adapters.markers.scenes import FAR_CORNER, box_training_scene, jpeg, random_boxes
 from adapters.questions import MCQuestion, QuestionSource
 from train.markers_corners import main as train_main
 
 from marker_oracles import OracleFinder, trained_and_continued
+
+def read_boxes(rgb, labels, finder, classifier=None, reader=None):
+    """parse_box.read_boxes, without the corner reader unless a test passes one: most tests here
+    set the finder's readings (OracleFinder) and check the rules that weigh them, and a reader
+    would read the unlabelled outlines they draw as no label's corner."""
+    return parse_box.read_boxes(rgb, labels, finder, classifier, reader)
+
 
 BOXES = {"A": (40.3, 50.6, 190.2, 170.4), "B": (75.8, 30.2, 230.5, 150.7)}  # overlapping, every side >= 5 px apart
 
@@ -397,7 +404,7 @@ def test_random_boxes_keep_apart_and_inside():
 
 def test_training_scene_marks_every_corner():
     scene = box_training_scene(np.random.default_rng(1), ["hershey-simplex"])
-    labelled = [p for p in scene.points if p[2] != FAR_CORNER]
+    labelled = [p for p in scene.points if p[2] in BOX_LABELS]
     assert [p[2] for p in labelled] == sorted(p[2] for p in labelled) and labelled[0][2] == "A"
     assert sum(p[2] == FAR_CORNER for p in scene.points) >= len(labelled)  # decoy rectangles' far corners too
 
@@ -428,7 +435,7 @@ def adversarial_scene(seed, decoy_letter):
 
 def right_or_missing(image, truth):
     from adapters.markers.corner_finder import default_corner_finder
-    markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder())
+    markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder(), reader=True)
     assert set(markers) | set(missing) == set(truth)
     return all(max(abs(np.subtract(markers[label].box, box))) <= 2.0 for label, box in truth.items() if label in markers)
 

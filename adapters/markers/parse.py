@@ -33,7 +33,8 @@ parser raises MarkerError instead of guessing.
 
 Drawn boxes (Object_Localization) are read by parse_box.read_boxes: the corner finder
 (corner_finder.py) proposes each label's top-left corner, box_outline fits and checks the outline,
-box_label reads the word written at the corner as a check on the finder's label.
+the corner reader (corner_reader.py) reads the label at the fitted corner with the finder, and
+box_label reads the word written at the corner as a check on both.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from .detect import Circle, Word, box_text_words, colour_text_words, find_circle
 from .glyphs import GlyphClassifier, Reading, default_classifier
 from .labels import LABELS, REF, expected_markers
 from .centre_finder import CentreFinder, Proposal, default_centre_finder
+from .corner_reader import default_corner_reader
 from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
 from .parse_box import read_boxes
 from .types import Marker, MarkerError, MarkerSet
@@ -539,9 +541,11 @@ def parser_networks() -> dict[str, str | None]:
     """sha256 of the weights the parser uses by default (None: not installed). Markers parsed
     from images change when these do: results record them."""
     reader, finder, corners = default_patch_reader(), default_centre_finder(), default_corner_finder()
+    corner_reader = default_corner_reader()
     return {"patch_reader": reader.record["sha256"] if reader else None,
             "centre_finder": finder.record["sha256"] if finder else None,
-            "corner_finder": corners.record["sha256"] if corners else None}
+            "corner_finder": corners.record["sha256"] if corners else None,
+            "corner_reader": corner_reader.record["sha256"] if corner_reader else None}
 
 
 def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, proposals: list[Proposal]) -> None:

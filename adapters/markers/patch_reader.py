@@ -64,9 +64,11 @@ def _block(cin: int, cout: int, stride: int, kernel: int = 3) -> nn.Sequential:
 
 
 class PatchReaderNet(nn.Module):
-    """(n, 6, PATCH, PATCH) -> (n, len(CLASSES)) logits. About 70 M multiply-adds per patch."""
+    """(n, 6, patch, patch) -> (n, classes) logits. About 70 M multiply-adds per PATCH px patch.
 
-    def __init__(self, width: int = 24) -> None:
+    patch, classes: the corner reader's (corner_reader.py) differ from this reader's defaults."""
+
+    def __init__(self, width: int = 24, patch: int = PATCH, classes: int = len(CLASSES)) -> None:
         super().__init__()
         self.width = width
         c = (width, 2 * width, 3 * width, 4 * width)
@@ -77,9 +79,9 @@ class PatchReaderNet(nn.Module):
             _block(c[2], c[3], 2))                             # PATCH/16
         # flattened, not pooled: where a letter sits relative to the centred ring decides whose
         # label it is (a neighbour's label is often in view)
-        cells = -(-PATCH // 16)
+        cells = -(-patch // 16)
         self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[3] * cells * cells, 128), nn.ReLU(inplace=True),
-                                  nn.Linear(128, len(CLASSES)))
+                                  nn.Linear(128, classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
@@ -91,6 +93,7 @@ class PatchReader(TrainedNetwork):
     NETWORK = PatchReaderNet
     WEIGHTS = WEIGHTS
     TRAIN = "python -m train.markers_reader"
+    PATCH = PATCH  # px: the patches' side, as the network was built for
 
     @torch.inference_mode()
     def probabilities(self, rgb: np.ndarray, centres: Sequence[tuple[float, float]], batch: int = 64) -> np.ndarray:
@@ -99,7 +102,7 @@ class PatchReader(TrainedNetwork):
             return np.zeros((0, len(CLASSES)), np.float32)
         out = []
         for start in range(0, len(centres), batch):
-            x = crop_patches(rgb, centres[start:start + batch])
+            x = crop_patches(rgb, centres[start:start + batch], self.PATCH)
             out.append(torch.softmax(self.net(x), dim=1).numpy())
         return np.concatenate(out)
 

@@ -192,8 +192,10 @@ def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int =
     """One scene for the corner finder: labelled boxes in a random style (only `fonts`), decoy
     rectangles (unlabelled, or with a non-label character at their corner), the point decoys, JPEG.
 
-    points: each box's top-left corner with its label, and every drawn rectangle's bottom-right
-    corner as FAR_CORNER (whether it has a label is not visible there)."""
+    points: each box's top-left corner with its label, every drawn rectangle's bottom-right
+    corner as FAR_CORNER (whether it has a label is not visible there), and as None (no label's
+    corner, for the corner reader) each decoy rectangle's top-left corner and every point where
+    two boxes' lines cross (the corners of the rectangle between two overlapping boxes)."""
     labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
     image, _ = background(rng, height, width, [])
     image = np.ascontiguousarray(image)
@@ -211,13 +213,28 @@ def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int =
         else:
             x0, y0, x1, y1 = (int(round(v * 16)) for v in decoy)
             cv2.rectangle(image, (x0, y0), (x1, y1), decoy_style.colour, decoy_style.ring_width, cv2.LINE_AA, 4)
-        out.append((decoy[2], decoy[3], FAR_CORNER))
+        out += [(decoy[2], decoy[3], FAR_CORNER), (decoy[0], decoy[1], None)]
     image = draw_boxes(image, boxes, style)
     if rng.uniform() < 0.75:
         image = jpeg(image, int(rng.integers(60, 97)))
     for label, (x0, y0, x1, y1) in boxes.items():
         out += [(x0, y0, label), (x1, y1, FAR_CORNER)]
+    out += [(x, y, None) for x, y in _crossings(list(boxes.values()))]
     return TrainingScene(image, out, style)
+
+
+def _crossings(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float]]:
+    """Every point where a horizontal side of one box crosses a vertical side of another."""
+    points = []
+    for a in boxes:
+        for b in boxes:
+            if a is b:
+                continue
+            for y in (a[1], a[3]):
+                for x in (b[0], b[2]):
+                    if a[0] < x < a[2] and b[1] < y < b[3]:
+                        points.append((x, y))
+    return points
 
 
 def benchmark_case(rng: np.random.Generator, labels: list[str], photos: list[np.ndarray], height: int, width: int,

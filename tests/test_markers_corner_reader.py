@@ -1,0 +1,91 @@
+"""The box corner reader: its network and training script's file, the shipped weights on drawn
+boxes, and read_boxes' rule for weighing its readings with the finder's (tested with oracle
+probabilities, so the rule is checked apart from the network's skill)."""
+
+import numpy as np
+import pytest
+import torch
+
+from adapters.markers.corner_finder import BOX_LABELS, CORNER_CLASSES
+from adapters.markers.corner_reader import CLASSES, PATCH, CornerReader, CornerReaderNet, default_corner_reader
+from adapters.markers.parse_box import read_boxes
+from adapters.markers.patch_reader import NONE
+from adapters.markers.render import MarkerStyle, draw_boxes
+from adapters.markers.scenes import FAR_CORNER, box_training_scene
+from train.markers_corner_reader import main as train_main
+
+from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
+from test_markers_boxes import BOXES, noisy, outlines_only
+
+A, B = BOXES["A"], BOXES["B"]
+FARS = [(A[2], A[3], {FAR_CORNER: 0.9}), (B[2], B[3], {FAR_CORNER: 0.9})]
+# the finder reads both corners as either label, nearly alike: on its own it cannot tell them apart
+UNSURE_FINDER = OracleFinder([(A[0], A[1], {"A": 0.45, "B": 0.35}), (B[0], B[1], {"A": 0.35, "B": 0.4}), *FARS],
+                             CORNER_CLASSES)
+
+
+def test_network_maps_corner_patches_to_box_label_logits():
+    logits = CornerReaderNet(width=8)(torch.zeros(3, 6, PATCH, PATCH))
+    assert logits.shape == (3, len(CLASSES)) and CLASSES == (*BOX_LABELS, NONE)
+
+
+def test_training_script_writes_weights_with_their_record(tmp_path):
+    reader, _ = trained_and_continued(train_main, CornerReader, tmp_path / "corners.safetensors",
+                                      ["--batch", "8", "--width", "8"])
+    assert reader.net.width == 8 and reader.record["classes"] == list(CLASSES)
+    probs = reader.probabilities(grey(), [(50, 60), (120, 100)])
+    assert probs.shape == (2, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+
+
+def test_missing_weights_name_the_command_that_makes_them(tmp_path):
+    with pytest.raises(FileNotFoundError, match="train.markers_corner_reader"):
+        CornerReader.load(tmp_path / "absent.safetensors")
+
+
+def test_training_scenes_mark_decoy_corners_and_crossings_as_no_label():
+    """The reader learns "none" where two boxes' lines cross and at decoy rectangles' corners;
+    the labels' corners keep their labels."""
+    crossings = labels = 0
+    for seed in range(12):
+        scene = box_training_scene(np.random.default_rng(seed), ["hershey-simplex"])
+        labels += sum(p[2] in BOX_LABELS for p in scene.points)
+        unlabelled = [(x, y) for x, y, c in scene.points if c is None]
+        crossings += len(unlabelled)
+        corners = [(x, y) for x, y, c in scene.points if c in BOX_LABELS]
+        assert all(min(np.hypot(x - cx, y - cy) for cx, cy in corners) > 0 for x, y in unlabelled)
+    assert crossings > 0 and labels >= 24
+
+
+@pytest.mark.parametrize("polarity", ["colour", "box"])
+def test_the_shipped_reader_reads_each_boxs_label_at_its_corner_and_none_elsewhere(polarity):
+    reader = default_corner_reader()
+    assert reader is not None, "weights/corner_reader.safetensors ships with the repository"
+    image = draw_boxes(noisy(5), BOXES, MarkerStyle(ring_width=2, label_height=13, polarity=polarity))
+    probs = reader.probabilities(image, [A[:2], B[:2], A[2:], B[2:], (150.0, 110.0)])
+    read = [CLASSES[i] for i in probs.argmax(axis=1)]
+    assert read == ["A", "B", NONE, NONE, NONE]
+    assert probs[0, CLASSES.index("A")] > 0.8 and probs[1, CLASSES.index("B")] > 0.8
+
+
+def test_a_sure_reader_tells_apart_corners_the_finder_reads_alike():
+    image = outlines_only(noisy(4), BOXES)  # no word for the glyph classifier: the readers decide
+    markers, missing, _ = read_boxes(image, ["A", "B"], UNSURE_FINDER, reader=None)
+    assert not markers and all("in doubt" in why or "tells no label apart" in why for why in missing.values())
+    sure = OracleReader({A[:2]: {"A": 0.97, NONE: 0.03}, B[:2]: {"B": 0.96, NONE: 0.04}}, CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], UNSURE_FINDER, reader=sure)
+    assert not missing
+    for label, truth in BOXES.items():
+        assert max(abs(np.subtract(markers[label].box, truth))) <= 1.0
+
+
+def test_a_label_needs_both_the_finder_and_the_reader():
+    """The reader alone swapped two crowded labels on the benchmark: a corner the reader reads as
+    no label, or as a label the finder does not read there, is not that label's."""
+    image = draw_boxes(noisy(4), BOXES, MarkerStyle(ring_width=2))
+    finder = OracleFinder([(A[0], A[1], {"A": 0.9}), (B[0], B[1], {"B": 0.9}), *FARS], CORNER_CLASSES)
+    none_at_a = OracleReader({A[:2]: {NONE: 0.98, "A": 0.02}, B[:2]: {"B": 0.97}}, CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder, reader=none_at_a)
+    assert "A" not in markers and "B" in markers and "A" in missing
+    swapped = OracleReader({A[:2]: {"B": 0.98, NONE: 0.02}, B[:2]: {"A": 0.98, NONE: 0.02}}, CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder, reader=swapped)
+    assert not markers and set(missing) == {"A", "B"}

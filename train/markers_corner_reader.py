@@ -1,0 +1,58 @@
+"""Train the box corner reader (adapters/markers/corner_reader.py) on rendered scenes, on a CPU.
+
+Every step renders fresh box scenes (scenes.box_training_scene: labelled boxes in the training
+fonts only, decoy rectangles and characters, procedural backgrounds, JPEG) and crops a patch at
+each labelled box's top-left corner (jittered by up to JITTER px, the outline fit's error) with
+its label, and, as "none", at every bottom-right corner, decoy rectangle's top-left corner, point
+where two boxes' lines cross and a few random points. Writes the weights with a JSON record that
+CornerReader.load returns with the file's sha256. The loop is train/rendered_fit.py's.
+
+    python -m train.markers_corner_reader [--output adapters/markers/weights/corner_reader.safetensors]
+        [--steps 8000] [--init FILE]   (continue from saved weights)
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
+from adapters.markers.patch_reader import NONE, crop_patches
+from adapters.markers.scenes import box_training_scene
+from train.markers_reader import reader_loss
+from train.rendered_fit import SceneSamples, arguments, fit
+
+JITTER = 1.0  # px: corners are cropped up to this far off
+SCENE_POINTS = 2  # random points per scene cropped as "none"
+
+
+class CornerPatchStream(SceneSamples):
+    """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS."""
+
+    scene = staticmethod(box_training_scene)
+
+    def samples(self, scene, rng):
+        h, w = scene.image.shape[:2]
+        centres, targets = [], []
+        for x, y, label in scene.points:
+            known = label in CLASSES and label != NONE
+            angle, dist = rng.uniform(0, 2 * np.pi), JITTER * np.sqrt(rng.uniform())
+            centres.append((x + dist * np.cos(angle), y + dist * np.sin(angle)))
+            targets.append(CLASSES.index(label if known else NONE))
+        for _ in range(SCENE_POINTS):
+            centres.append((float(rng.uniform(0, w)), float(rng.uniform(0, h))))
+            targets.append(CLASSES.index(NONE))
+        return zip(crop_patches(scene.image, centres, PATCH), targets)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3).parse_args(argv)
+    record = fit(CornerReader, CornerPatchStream, reader_loss, args.output, args.steps, args.batch, args.seed,
+                 args.width, args.workers, args.lr, args.init, unit="patches", classes=list(CLASSES))
+    print(json.dumps(record))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
