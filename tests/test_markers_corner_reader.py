@@ -89,3 +89,19 @@ def test_a_label_needs_both_the_finder_and_the_reader():
     swapped = OracleReader({A[:2]: {"B": 0.98, NONE: 0.02}, B[:2]: {"A": 0.98, NONE: 0.02}}, CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], finder, reader=swapped)
     assert not markers and set(missing) == {"A", "B"}
+
+
+def test_the_finder_and_the_reader_sure_together_outweigh_a_misread_word():
+    """The glyph classifier reads the word at A's corner clearly as "F" (drawn there, as a
+    misreading would look). With the finder alone, or the reader unsure, the word takes A off the
+    corner; the finder and the reader both sure of A outweigh it (WORD_OVERRULED)."""
+    image = draw_boxes(noisy(4), {"F": A}, MarkerStyle(ring_width=2, label_height=14))
+    finder = OracleFinder([(A[0], A[1], {"A": 0.9}), FARS[0]], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A"], finder, reader=None)
+    assert not markers and "F reads as another label or letter" in missing["A"]
+    unsure = OracleReader({A[:2]: {"A": 0.5, NONE: 0.5}}, CLASSES)
+    markers, missing, _ = read_boxes(image, ["A"], finder, reader=unsure)
+    assert not markers and "F reads as another label or letter" in missing["A"]
+    sure = OracleReader({A[:2]: {"A": 0.97, NONE: 0.03}}, CLASSES)
+    markers, missing, _ = read_boxes(image, ["A"], finder, reader=sure)
+    assert not missing and max(abs(np.subtract(markers["A"].box, A))) <= 1.0

@@ -4,11 +4,11 @@ The corner finder proposes each label's top-left corner (where the label is writ
 rectangle's bottom-right corner; box_outline fits and checks the outline between a candidate corner
 and each bottom-right corner (or the image's border, for a box cut off there). The corner reader
 (corner_reader.py) reads the label at each fitted corner, and a label's score there is the mean
-(geometric) of its reading and the finder's. The word written at
-a corner is read by the glyph classifier (box_label): a corner whose word clearly is another label,
-letter or digit loses the finder's score for the labels it is not, and one that clearly reads as
-the label the finder read there backs it (and, a label being written once, takes most of that
-label's score from the finder's readings of it at other corners). Labels go to the corners that
+(geometric) of its reading and the finder's. The word written at a corner is read by the glyph
+classifier (box_label): a corner whose word clearly is another label, letter or digit loses its
+score for the labels it is not (unless both networks are sure of one: WORD_OVERRULED), and one
+that clearly reads as the label the finder read there backs it (and, a label being written once,
+takes most of that label's score from the finder's readings of it at other corners). Labels go to the corners that
 start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
 wins decisively and exactly one drawn outline starts there; when several labels are left and at
 most as many corners start one outline each, drawn alike with something written, each is some
@@ -47,6 +47,11 @@ BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand fo
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
+# the finder's and the corner reader's mean reading of a label that outweighs a word the glyph
+# classifier clearly reads as another letter: it cuts glyphs out by colour and misread B as C
+# or A, and A as 9, where both networks read the label at 0.95 or more (0.8: 8 more boxes of the
+# 8 benchmark seeds, none wrong; 0.7: one more). The finder alone once read a decoy "F" as a label
+WORD_OVERRULED = 0.8
 WORD_ELSEWHERE = 0.25  # a label's score kept at other corners where the word at one corner clearly reads as it
 # summed asked-label finder scores at a corner elimination or naming may give a label. The finder
 # reads some labels at 0.35-0.5, most often one written inside its box (no room above it): 0.5
@@ -90,7 +95,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         if found:
             proposed.append(p)
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
-            corners.append(_weighed_by_word(p, readings[-1], vetoes))
+            corners.append(_weighed_by_word(p, readings[-1], vetoes, weighed_by_reader=reader is not None))
             outlines_at.append(found)
     corners = _written_once(wanted, corners, readings)
     choice, doubtful = _assign(wanted, corners)
@@ -267,11 +272,14 @@ def _weighed_by_reader(corner: Proposal, probabilities: np.ndarray) -> Proposal:
     return replace(corner, scores=scores)
 
 
-def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]]) -> Proposal:
+def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: dict[str, list[str]],
+                     weighed_by_reader: bool = False) -> Proposal:
     """`corner` with its scores weighed by the word written there (box_label): zero for every
     label the glyph classifier clearly reads as something else (each such label gets "(x, y): X"
-    in `vetoes`), and at least WORD_CONFIRMS for a label it clearly reads, when the finder read
-    that label there too (two readers that look differently agree: each needs less certainty).
+    in `vetoes`), unless the finder and the corner reader together read it at WORD_OVERRULED
+    (`weighed_by_reader`: the scores are _weighed_by_reader's), and at least WORD_CONFIRMS for a
+    label it clearly reads, when the finder read that label there too (two readers that look
+    differently agree: each needs less certainty).
     The corner's outlines share its top-left corner, so one reading serves them all."""
     if reading is None:
         return corner
@@ -279,7 +287,7 @@ def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: di
     for label in scores:
         if label not in reading.label_similarities or scores[label] <= 0:
             continue
-        if reading.contradicts(label):
+        if reading.contradicts(label) and not (weighed_by_reader and scores[label] >= WORD_OVERRULED):
             scores[label] = 0.0
             vetoes.setdefault(label, []).append(f"({corner.x:.0f}, {corner.y:.0f}): {reading.nearest}")
         elif reading.confirms(label) and scores[label] >= MIN_EVIDENCE:
