@@ -7,9 +7,9 @@ near misses of another box (every side moved 6-40 px), JPEG-compresses 70% of th
 back with parse_box.read_boxes and the shipped corner finder and corner reader, and counts boxes
 found with the right label and every coordinate within 2 px (and, apart, how often the corner
 reader alone reads the right label at each box's true top-left corner). A wrong silent answer is
-a box returned at the wrong place; an image is answered when every box on it is placed. Boxes in the
-held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder or reader) and on
-photographs (never used to train them either) are reported apart, as are images by how many
+a box returned at the wrong place; an image is answered when every box on it is placed. Boxes in
+the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder or reader) and
+on photographs (never used to train them either) are reported apart, as are images by how many
 boxes they hold (BLINK's Object_Localization draws two).
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]

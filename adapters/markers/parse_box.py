@@ -8,11 +8,11 @@ and each bottom-right corner (or the image's border, for a box cut off there). T
 classifier (box_label): a corner whose word clearly is another label, letter or digit loses its
 score for the labels it is not (unless both networks are sure of one: WORD_OVERRULED), and one
 that clearly reads as the label the finder read there backs it (and, a label being written once,
-takes most of that label's score from the finder's readings of it at other corners). Labels go to the corners that
-start an outline one-to-one, by these readings (`_assign`); a label is placed only when its corner
-wins decisively and exactly one drawn outline starts there; when several labels are left and at
-most as many corners start one outline each, drawn alike with something written, each is some
-label's, and they are named by the finder's readings where the naming is clear
+takes most of that label's score from the finder's readings of it at other corners). Labels go to
+the corners that start an outline one-to-one, by these readings (`_assign`); a label is placed
+only when its corner wins decisively and exactly one drawn outline starts there; when several
+labels are left and at most as many corners start one outline each, drawn alike with something
+written, each is some label's, and they are named by these readings where the naming is clear
 (`_by_permutation`); the last label left, when all the others are placed, takes the one labelled
 corner left in their style (`_by_elimination`).
 Anything else leaves it missing with the reason, so a question is never answered from a guessed box.
@@ -90,9 +90,9 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     for p in read:
         found = _outlines_from(lab, p, fars, W, H)
         outlines += found
-        if found and reader is not None:
-            p = _weighed_by_reader(p, reader.probabilities(rgb, [(found[0].x0, found[0].y0)])[0])
         if found:
+            if reader is not None:  # its outlines share the corner (within CORNER_FIT): one reading
+                p = _weighed_by_reader(p, reader.probabilities(rgb, [(found[0].x0, found[0].y0)])[0])
             proposed.append(p)
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
             corners.append(_weighed_by_word(p, readings[-1], vetoes, weighed_by_reader=reader is not None))
@@ -261,11 +261,11 @@ def _box_marker(label: str, outline: Outline, score: float, source: str = "parse
 def _weighed_by_reader(corner: Proposal, probabilities: np.ndarray) -> Proposal:
     """`corner` with each box label's score the geometric mean of the finder's and the corner
     reader's (`probabilities`, over corner_reader.CLASSES) at its fitted corner. The reader sees
-    the exact corner and reads labels far more sharply (98% of true corners on the benchmark
-    against the finder's spread of 0.3-0.5), but alone it swapped two labels crowded together
-    at neighbouring corners (benchmark seed 8), which the finder's own reading guards against:
-    a label needs both. (Weighing the reader twice as much as the finder let one wrong box
-    through on seed 9; the plain mean none.)"""
+    the exact corner and reads labels far more sharply (97.6% of true corners on the benchmark's
+    8 seeds, where the finder often spreads 0.3-0.5 over several labels), but alone it swapped
+    two labels crowded together at neighbouring corners (benchmark seed 8), which the finder's
+    own reading guards against: a label needs both. (Weighing the reader twice as much as the
+    finder let one wrong box through on seed 9; the plain mean none.)"""
     scores = dict(corner.scores)
     for label in BOX_LABELS:
         scores[label] = float(np.sqrt(scores.get(label, 0.0) * probabilities[READER_CLASSES.index(label)]))

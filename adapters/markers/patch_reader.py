@@ -99,7 +99,7 @@ class PatchReader(TrainedNetwork):
     def probabilities(self, rgb: np.ndarray, centres: Sequence[tuple[float, float]], batch: int = 64) -> np.ndarray:
         """(n, len(CLASSES)) class probabilities for patches centred on `centres` ((x, y) px)."""
         if not len(centres):
-            return np.zeros((0, len(CLASSES)), np.float32)
+            return np.zeros((0, self.net.head[-1].out_features), np.float32)
         out = []
         for start in range(0, len(centres), batch):
             x = crop_patches(rgb, centres[start:start + batch], self.PATCH)
