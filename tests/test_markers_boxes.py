@@ -23,6 +23,7 @@ from train.markers_corners import main as train_main
 
 from marker_oracles import OracleFinder, trained_and_continued
 
+
 def read_boxes(rgb, labels, finder, classifier=None, reader=None):
     """parse_box.read_boxes, without the corner reader unless a test passes one: most tests here
     set the finder's readings (OracleFinder) and check the rules that weigh them, and a reader

@@ -11,7 +11,7 @@ from adapters.markers.corner_reader import CLASSES, PATCH, CornerReader, CornerR
 from adapters.markers.parse_box import read_boxes
 from adapters.markers.patch_reader import NONE
 from adapters.markers.render import MarkerStyle, draw_boxes
-from adapters.markers.scenes import FAR_CORNER, box_training_scene
+from adapters.markers.scenes import FAR_CORNER, _crossings, box_training_scene
 from train.markers_corner_reader import main as train_main
 
 from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
@@ -40,6 +40,11 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):
     with pytest.raises(FileNotFoundError, match="train.markers_corner_reader"):
         CornerReader.load(tmp_path / "absent.safetensors")
+
+
+def test_crossings_are_where_one_boxs_horizontal_side_meets_anothers_vertical_side():
+    assert sorted(_crossings([A, B])) == [(B[0], A[1]), (A[2], B[3])]  # A's top x B's left, B's bottom x A's right
+    assert _crossings([A, (250.0, 10.0, 270.0, 40.0)]) == []  # apart
 
 
 def test_training_scenes_mark_decoy_corners_and_crossings_as_no_label():

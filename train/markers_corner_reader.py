@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
+from adapters.markers.corner_finder import BOX_LABELS
 from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
 from adapters.markers.scenes import box_training_scene
-from train.markers_reader import reader_loss
+from train.markers_reader import jittered, reader_loss
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.0  # px: corners are cropped up to this far off
@@ -35,11 +34,9 @@ class CornerPatchStream(SceneSamples):
     def samples(self, scene, rng):
         h, w = scene.image.shape[:2]
         centres, targets = [], []
-        for x, y, label in scene.points:
-            known = label in CLASSES and label != NONE
-            angle, dist = rng.uniform(0, 2 * np.pi), JITTER * np.sqrt(rng.uniform())
-            centres.append((x + dist * np.cos(angle), y + dist * np.sin(angle)))
-            targets.append(CLASSES.index(label if known else NONE))
+        for x, y, label in scene.points:  # label: a box label, FAR_CORNER or None
+            centres.append(jittered(x, y, JITTER, rng))
+            targets.append(CLASSES.index(label if label in BOX_LABELS else NONE))
         for _ in range(SCENE_POINTS):
             centres.append((float(rng.uniform(0, w)), float(rng.uniform(0, h))))
             targets.append(CLASSES.index(NONE))

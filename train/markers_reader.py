@@ -24,16 +24,19 @@ from train.rendered_fit import SceneSamples, arguments, fit
 JITTER = 1.5  # px: marker centres are cropped up to this far off (the ring fit's error)
 
 
+def jittered(x: float, y: float, radius: float, rng: np.random.Generator) -> tuple[float, float]:
+    """(x, y) moved to a uniformly random place within `radius` px of it."""
+    angle, dist = rng.uniform(0, 2 * np.pi), radius * np.sqrt(rng.uniform())
+    return x + dist * np.cos(angle), y + dist * np.sin(angle)
+
+
 class PatchStream(SceneSamples):
     """(patch (6, P, P), class index) pairs: one per marker, decoy, glyph and scene point."""
 
     def samples(self, scene, rng):
         centres, targets = [], []
         for x, y, label in scene.points:
-            if label is not None:
-                angle, dist = rng.uniform(0, 2 * np.pi), JITTER * np.sqrt(rng.uniform())
-                x, y = x + dist * np.cos(angle), y + dist * np.sin(angle)
-            centres.append((x, y))
+            centres.append(jittered(x, y, JITTER, rng) if label is not None else (x, y))
             targets.append(CLASSES.index(label if label is not None else NONE))
         return zip(crop_patches(scene.image, centres), targets)
 

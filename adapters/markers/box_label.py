@@ -76,9 +76,9 @@ def something_written(lab: np.ndarray, outline: Outline) -> bool:
     inside it where there is no room above: both are looked at when the top side is too near the
     border for the tallest label, LABEL_ZONE's height and ZONE_GAP, but not for the smallest),
     read or not: MIN_LABEL_INK px of the box's colour there, or MIN_LABEL_DARK of it as dark as a
-    label's box. A label touching another box's line
-    (one component with it) or drawn over it is no word corner_words can isolate, but its ink is
-    there; an unlabelled rectangle's corner has the scene there."""
+    label's box. A label touching another box's line (one component with it) or drawn over it is
+    no word corner_words can isolate, but its ink is there; an unlabelled rectangle's corner has
+    the scene there."""
     H, W = lab.shape[:2]
     half = outline.width / 2
     tall, wide = LABEL_ZONE
