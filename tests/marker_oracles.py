@@ -65,12 +65,13 @@ class OracleFinder:
 def trained_and_continued(train_main, network, path, args):
     """Run a marker network's training script (`args`: its size options) for 2 steps into
     `path`, then 1 more step from there (--init), and check what both records must say: the
-    steps, the weights' sha256, held-out fonts never trained on, JSON-ready, where the continued
-    run started. Returns (first, continued) as loaded by `network.load`."""
+    steps, the weights' sha256, the device, held-out fonts never trained on, JSON-ready, where
+    the continued run started. Returns (first, continued) as loaded by `network.load`."""
     assert train_main(["--output", str(path), "--steps", "2", *args, "--workers", "0"]) == 0
     first = network.load(path)
     record = first.record
     assert record["steps"] == 2 and record["held_out_fonts"] and len(record["sha256"]) == 64
+    assert record["device"] == "cpu"  # where it was trained: --device's default
     assert not set(record["held_out_fonts"]) & set(record["fonts"])  # the held-out fonts stay unseen
     json.dumps(record)
     more = path.with_name("more" + path.suffix)

@@ -67,6 +67,14 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     assert all(0 <= p.x < 130 and 0 <= p.y < 101 for p in finder.find(rgb, min_score=0.0))
 
 
+def test_training_on_a_gpu_this_machine_lacks_says_to_use_the_cpu(tmp_path, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit, match="--device cuda: this machine has no CUDA GPU; train with --device cpu"):
+        train_main(["--output", str(tmp_path / "finder.safetensors"), "--steps", "1", "--batch", "2", "--width", "4",
+                    "--workers", "0", "--device", "cuda"])
+    assert not (tmp_path / "finder.safetensors").exists()
+
+
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):
     with pytest.raises(FileNotFoundError, match="train.markers_finder"):
         CentreFinder.load(tmp_path / "absent.safetensors")

@@ -1,4 +1,4 @@
-"""Train the box corner reader (adapters/markers/corner_reader.py) on rendered scenes, on a CPU.
+"""Train the box corner reader (adapters/markers/corner_reader.py) on rendered scenes, on a CPU or a GPU.
 
 Every step renders fresh box scenes (scenes.box_training_scene: labelled boxes in the training
 fonts only, decoy rectangles and characters, procedural backgrounds, JPEG) and crops a patch at
@@ -9,6 +9,7 @@ CornerReader.load returns with the file's sha256. The loop is train/rendered_fit
 
     python -m train.markers_corner_reader [--output adapters/markers/weights/corner_reader.safetensors]
         [--steps 8000] [--init FILE]   (continue from saved weights)
+        [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class CornerPatchStream(SceneSamples):
 def main(argv: list[str] | None = None) -> int:
     args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3).parse_args(argv)
     record = fit(CornerReader, CornerPatchStream, reader_loss, args.output, args.steps, args.batch, args.seed,
-                 args.width, args.workers, args.lr, args.init, unit="patches", classes=list(CLASSES))
+                 args.width, args.workers, args.lr, args.init, unit="patches", device=args.device,
+                 classes=list(CLASSES))
     print(json.dumps(record))
     return 0
 

@@ -1,4 +1,4 @@
-"""Train the box corner finder (adapters/markers/corner_finder.py) on rendered scenes, on a CPU.
+"""Train the box corner finder (adapters/markers/corner_finder.py) on rendered scenes, on a CPU or a GPU.
 
 Every step renders fresh whole scenes (scenes.box_training_scene: labelled boxes in the training
 fonts only, decoy rectangles and characters, procedural backgrounds, JPEG) and fits CenterNet
@@ -9,6 +9,7 @@ train/markers_finder.py's (train_heatmaps).
 
     python -m train.markers_corners [--output adapters/markers/weights/corner_finder.safetensors] [--steps 5000]
         [--init FILE]   (continue from saved weights)
+        [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Train the marker centre finder (adapters/markers/centre_finder.py) on rendered scenes, on a CPU.
+"""Train the marker centre finder (adapters/markers/centre_finder.py) on rendered scenes, on a CPU or a GPU.
 
 Every step renders fresh whole scenes (scenes.training_scene: markers in the training fonts only,
 decoy rings and characters, procedural backgrounds, JPEG) and fits CenterNet heatmaps at the
@@ -7,6 +7,7 @@ fonts) that CentreFinder.load returns with the file's sha256. The loop is train/
 
     python -m train.markers_finder [--output adapters/markers/weights/centre_finder.safetensors] [--steps 5000]
         [--init FILE]   (continue from saved weights)
+        [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weigh
     """The command line of a heatmap network's training script (`steps`: its shipped run's)."""
     args = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3).parse_args(argv)
     record = fit(network, stream, centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
-                 args.workers, args.lr, args.init, unit="images")
+                 args.workers, args.lr, args.init, unit="images", device=args.device)
     print(json.dumps(record))
     return 0
 

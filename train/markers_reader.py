@@ -1,4 +1,4 @@
-"""Train the marker patch reader (adapters/markers/patch_reader.py) on rendered scenes, on a CPU.
+"""Train the marker patch reader (adapters/markers/patch_reader.py) on rendered scenes, on a CPU or a GPU.
 
 Every step renders fresh scenes (scenes.training_scene: markers in the training fonts only,
 decoy rings and characters, procedural backgrounds, JPEG) and crops a patch at each marker centre
@@ -9,6 +9,7 @@ train/rendered_fit.py's.
 
     python -m train.markers_reader [--output adapters/markers/weights/patch_reader.safetensors] [--steps 6000]
         [--init FILE]   (continue from saved weights)
+        [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def reader_loss(logits: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
 def main(argv: list[str] | None = None) -> int:
     args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=6000, batch=128, lr=3e-3).parse_args(argv)
     record = fit(PatchReader, PatchStream, reader_loss, args.output, args.steps, args.batch, args.seed, args.width,
-                 args.workers, args.lr, args.init, unit="patches", classes=list(CLASSES))
+                 args.workers, args.lr, args.init, unit="patches", device=args.device,
+                 classes=list(CLASSES))
     print(json.dumps(record))
     return 0
 

@@ -1,9 +1,11 @@
-"""The fit both marker networks share (train/markers_reader.py, train/markers_finder.py): fresh
+"""The fit the marker networks share (train/markers_reader.py, train/markers_finder.py, ...): fresh
 rendered scenes every step, AdamW with a one-cycle schedule, bf16 autocast and channels_last on
-the CPU, a JSON loss line every 100 steps, and the weights saved with their training record.
+the CPU or a CUDA GPU (`--device`), a JSON loss line every 100 steps, and the weights saved with
+their training record.
 
 A plain loop rather than Lightning's Trainer: the data is generated on the fly, there is no
 validation split to schedule and no checkpointing; a whole fit is half an hour on 2 CPU cores.
+On a GPU the scenes' rendering is the limit: give it as many `--workers` as there are spare cores.
 """
 
 from __future__ import annotations
@@ -52,26 +54,33 @@ class SceneSamples(IterableDataset):
 
 def fit(kind: type[TrainedNetwork], stream: type[SceneSamples], loss: Callable[..., torch.Tensor], output: Path,
         steps: int, batch: int, seed: int, width: int, workers: int, lr: float, init: Path | None = None,
-        unit: str = "samples", **record_extra) -> dict:
+        unit: str = "samples", device: str = "cpu", **record_extra) -> dict:
     """Fit a `kind` network (from `init`'s weights when given, else from scratch, `width` wide)
     on `stream`'s batches; `loss(output, *targets)`; save it with its record to `output`.
 
-    unit: what one sample is ("patches", "images"), in the log lines and the record."""
+    unit: what one sample is ("patches", "images"), in the log lines and the record;
+    device: "cpu" or a CUDA device ("cuda", "cuda:1"); the saved weights are the same either way."""
     torch.manual_seed(seed)
+    device = torch.device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SystemExit(f"--device {device}: this machine has no CUDA GPU; train with --device cpu")
     fonts = training_fonts()
     start = kind.load(init) if init else None
     net = start.net.train() if start else kind.NETWORK(width)
-    net = net.to(memory_format=torch.channels_last)  # ~2x faster convs on CPUs
+    net = net.to(device, memory_format=torch.channels_last)  # ~2x faster convs on CPUs
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.1)
-    loader = DataLoader(stream(seed, fonts), batch_size=batch, num_workers=workers, persistent_workers=workers > 0)
+    loader = DataLoader(stream(seed, fonts), batch_size=batch, num_workers=workers, persistent_workers=workers > 0,
+                        pin_memory=device.type == "cuda")
     started, seen, running = time.perf_counter(), 0, []
     for step, (x, *targets) in enumerate(loader):
         if step == steps:
             break
+        x = x.to(device, non_blocking=True).contiguous(memory_format=torch.channels_last)
+        targets = [t.to(device, non_blocking=True) for t in targets]
         # bf16 autocast: another ~2x on CPUs with bf16 units, and these networks need no more precision
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            predicted = net(x.contiguous(memory_format=torch.channels_last))
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            predicted = net(x)
         value = loss(predicted, *targets)
         optimiser.zero_grad(set_to_none=True)
         value.backward()
@@ -84,11 +93,12 @@ def fit(kind: type[TrainedNetwork], stream: type[SceneSamples], loss: Callable[.
                               f"{unit}_per_s": round(seen / (time.perf_counter() - started), 1)}), flush=True)
             running = []
     record = {"seed": seed, "steps": steps, "batch": batch, "width": net.width, "lr": lr, unit: seen,
+              "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
               "fonts": fonts, "held_out_fonts": list(HELD_OUT_FONTS), **record_extra,
               "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
               "seconds": round(time.perf_counter() - started, 1),
               "init": {"sha256": start.record["sha256"], "record": start.record} if start else None}
-    kind(net.to(memory_format=torch.contiguous_format), record).save(output)
+    kind(net.to("cpu", memory_format=torch.contiguous_format), record).save(output)
     return record
 
 
@@ -101,6 +111,7 @@ def arguments(description: str, weights: Path, steps: int, batch: int, lr: float
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--width", type=int, default=24, help="channels of the first layer")
     parser.add_argument("--workers", type=int, default=1, help="processes rendering scenes")
+    parser.add_argument("--device", default="cpu", help='"cpu" or a CUDA device ("cuda")')
     parser.add_argument("--lr", type=float, default=lr)
     parser.add_argument("--init", type=Path, help="continue from these weights (a file this script wrote)")
     return parser
