@@ -823,3 +823,23 @@ def test_a_stronger_line_a_few_px_off_does_not_take_a_side_from_the_stroke_where
     lab = to_lab(draw_boxes(image, {"B": b, "A": a}, style))
     outline = fit_outline(lab, tuple(np.add(b, (0.5, -0.5, 0.5, 0.5))))
     assert outline is not None and max(abs(np.subtract(outline.box, b))) <= 0.5
+
+
+def test_a_side_on_another_boxs_side_is_told_apart_from_one_line_and_from_a_neighbour():
+    """parse_box._on_another_side on the outlines benchmark seed 9 image 53 gave: A's left side
+    fitted on the band it merges into with C's right side (2.4 px apart, 7.6 and 6 px strokes)
+    overlaps it; the same line (a box drawn on another's), a parallel side a stroke away, sides
+    side by side along a few px only, and a rival outline at A's own corner do not."""
+    from adapters.markers.box_outline import Outline
+
+    def outline(x0, y0, x1, y1, width):
+        return Outline(x0, y0, x1, y1, width, (60.0, 97.0, -60.0), 30.0, 1.0, 4)
+
+    a = outline(96.2, 10.2, 169.8, 110.2, 7.6)
+    on_band = outline(51.9, 53.3, 98.6, 174.8, 6.0)
+    assert parse_box._on_another_side(a, [a, on_band])
+    assert not parse_box._on_another_side(a, [outline(51.9, 53.3, 96.7, 174.8, 6.0)])  # 0.5 px: one line
+    assert not parse_box._on_another_side(a, [outline(51.9, 53.3, 103.0, 174.8, 6.0)])  # 6.8 px: two lines
+    assert not parse_box._on_another_side(a, [outline(51.9, 102.0, 98.6, 174.8, 6.0)])  # along 8 px of 100
+    assert not parse_box._on_another_side(a, [outline(97.0, 11.0, 140.0, 60.0, 7.6)])  # a rival at A's corner
+    assert parse_box._on_another_side(a, [outline(122.5, 112.1, 245.6, 186.7, 6.0)])  # B's top side on A's bottom
