@@ -272,11 +272,8 @@ def _weighed_by_reader(corner: Proposal, probabilities: np.ndarray) -> Proposal:
     the exact corner and reads labels far more sharply (97.9% of true corners on the benchmark's
     8 seeds, where the finder often spreads 0.3-0.5 over several labels), but alone it swapped
     two labels crowded together at neighbouring corners (benchmark seed 8), which the finder's
-    own reading guards against: a label needs both. (Weighing the reader as first trained twice
-    as much as the finder let one wrong box through on seed 9; the plain mean none. With the
-    reader continued on a GPU, the plain mean read A at seed 9 image 53 surely enough to place
-    it on an outline fitted 2.2 px off, on the bands two of its sides merge into with other
-    boxes' sides; _on_another_side now refuses it.)"""
+    own reading guards against: a label needs both. (Weighing the reader twice as much as the
+    finder let one more wrong box through on seed 9.)"""
     scores = dict(corner.scores)
     for label in BOX_LABELS:
         scores[label] = float(np.sqrt(scores.get(label, 0.0) * probabilities[READER_CLASSES.index(label)]))
