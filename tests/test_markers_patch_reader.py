@@ -1,6 +1,7 @@
 """The patch reader: its input, its training script's file, and the parser's rule for using it
 (tested with oracle probabilities, so the rule is checked apart from the network's skill)."""
 
+import cv2
 import numpy as np
 import pytest
 import torch
@@ -76,6 +77,20 @@ def test_an_unsure_reader_leaves_the_label_missing_and_says_why(table, why):
     parsed = parse_image(blotted(DECOY), list(POINTS), patch_reader=OracleReader({**SURE, **table}),
                          centre_finder=False)
     assert set(parsed.markers) == {"A", "B"} and why in parsed.missing["C"]
+
+
+def test_a_ring_unlike_the_placed_markers_rings_is_no_rival():
+    """Once A and B are placed, a ring no marker of theirs could be (another colour here; on the
+    benchmark's seed 0, image 190, a letter's bowl a third of C's ring in size) does not compete
+    for C, however much it reads as C; a ring like theirs does (the DECOY case above)."""
+    image = blotted()
+    x, y = DECOY
+    cv2.circle(image, (int(x), int(y)), int(STYLE.radius), (0, 200, 0), STYLE.ring_width, cv2.LINE_AA)
+    assert any(np.hypot(c.x - x, c.y - y) < 2 for c in find_circles(image))  # a candidate the reader judges
+    table = {**SURE, POINTS["C"]: {"C": 0.95}, DECOY: {"C": 0.4, NONE: 0.6}}
+    parsed = parse_image(image, list(POINTS), patch_reader=OracleReader(table), centre_finder=False)
+    assert not parsed.missing and parsed.markers["C"].source == "patch"
+    assert np.hypot(*np.subtract(parsed.markers["C"].xy, POINTS["C"])) <= 1
 
 
 def test_a_sure_reading_beside_a_ring_unlike_the_others_is_refused():

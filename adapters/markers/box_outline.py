@@ -88,7 +88,10 @@ class Outline:
     least drawn fraction of a visible side) and how many sides were seen (inside the image).
     merged: a side measured narrower than the others has another line of its colour touching it
     along much of its length (see _Line.alongside): the outline is drawn, but where that side
-    lies is unclear, so it is no box to place (it still counts as one starting at its corner)."""
+    lies is unclear, so it is no box to place (it still counts as one starting at its corner).
+    tees: at how many of its unlabelled corners a side lies on another box's line that goes on
+    past the corner (a T, see _verify): a box's own corners seldom are; a rectangle borrowing
+    another box's lines for some of its sides mostly is."""
 
     x0: float
     y0: float
@@ -100,6 +103,7 @@ class Outline:
     coverage: float
     sides_seen: int
     merged: bool = False
+    tees: int = 0
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -485,16 +489,19 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     # are drawn up to it (top-right, bottom-left, bottom-right)
     corners = ((top[1], right[0], top_in[1] and right_in[0]), (bottom[0], left[1], bottom_in[0] and left_in[1]),
                (bottom[1], right[1], bottom_in[1] and right_in[1]))
+    tees = 0
     for a, b, drawn_up_to in corners:
-        if max(a, b) > MAX_RUN_ON and not (drawn_up_to and min(a, b) <= T_STUB):
-            return None
+        if max(a, b) > MAX_RUN_ON:
+            if not (drawn_up_to and min(a, b) <= T_STUB):
+                return None
+            tees += 1
     if len(coverages) < 2:
         return None
     measured = np.median(np.array(colours), axis=0)
     if any(not _alike(c, measured, width) for c in colours):
         return None
     return Outline(float(x0), float(y0), float(x1), float(y1), float(width), tuple(float(v) for v in measured),
-                   float(contrast), min(coverages), len(coverages), merged)
+                   float(contrast), min(coverages), len(coverages), merged, tees)
 
 
 class _Line:

@@ -25,8 +25,10 @@ certainty than the reader alone needs (`_place_by_finder`, source "finder"); bef
 placed marker the finder does not read at its centre is taken back when the finder surely
 centres its label a few px off, or both networks surely read it elsewhere (`_check_by_finder`).
 When the words' elimination had as many circles as unread labels but could not tell which is
-which, and the networks placed some of those labels on those circles, the rest take the circles
-left (`_place_by_elimination` again). A marker placed by elimination is taken back on less of
+which, the patch reader tells them apart where one matching is far likelier than any other
+(`_match_eliminable_by_patches`, before it places any label itself); and when the networks
+placed some of those labels on those circles, the rest take the circles left
+(`_place_by_elimination` again). A marker placed by elimination is taken back on less of
 the patch reader's contrary evidence than a word-placed one (ELIMINATION_VETO). When a different
 circle for some label costs nearly as much, or a label has no reading beside any circle, the
 parser raises MarkerError instead of guessing.
@@ -115,6 +117,10 @@ PATCH_VETO = 0.9  # a word-placed marker is taken back when its ring reads this 
 ELIMINATION_VETO = 0.75  # ... and one placed by elimination, when this surely (right ones read 0.55-0.66 as another)
 SWAP_NONE = 0.5  # a word-placed marker whose ring reads this surely as no marker, while its word holds a ring read as its label
 SAME_CENTRE = 3.0  # px: candidates this close share one patch (one ring found at two radii)
+# _match_eliminable_by_patches: the patch reader's matching of unread labels to the circles the
+# words' elimination left must be this many times likelier than any other, each label read this surely
+PATCH_MATCH_RATIO = 10.0
+PATCH_MATCH_MIN = 0.3
 # Where the centre finder and the patch reader agree (_place_by_finder): a label needs a finder
 # score of at least FINDER_MIN_SCORE and a reader probability of at least AGREED_PROBABILITY at
 # one place; a place both read as it with at least FINDER_RIVAL and PATCH_RIVAL makes it
@@ -281,6 +287,8 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     parsed = _parse_by_words(rgb, lab, labels, classifier)
     if reader is not None:
         _check_by_patches(rgb, lab, parsed, reader)
+        if parsed.missing and parsed.eliminable:
+            _match_eliminable_by_patches(rgb, parsed, reader)
         judged = _place_by_patches(rgb, lab, parsed, reader) if parsed.missing else []
         if finder is not None:
             proposals = finder.find(rgb)
@@ -403,6 +411,46 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
                                        colour=c.colour, source="elimination")
 
 
+def _match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+    """Tell apart the labels the words' elimination left on as many circles (parsed.eliminable)
+    but could not tell apart, by what the patch reader sees at those circles (in place, source
+    "elimination"): the one-to-one matching whose product of probabilities beats every other
+    matching's PATCH_MATCH_RATIO times, each label read at its circle with p >= PATCH_MATCH_MIN.
+
+    The words and the drawing's style already say these circles carry these labels; only which is
+    which is open, and a reader that is unsure of each circle alone (p = 0.41 and 0.40 for D and
+    B at one, 0.93 for D at the other: neither passes _place_by_patches, each has a rival) may
+    still make one matching far likelier than the other (benchmark seed 0, image 197)."""
+    unreadable = [label for label in parsed.missing if not any(r.label == label for r in parsed.reads)]
+    columns = sorted(parsed.eliminable)
+    taken = [m.xy for m in parsed.markers.values()]
+    if (len(unreadable) < 2 or len(unreadable) != len(columns)
+            or any(np.hypot(parsed.circles[j].x - x, parsed.circles[j].y - y) < SAME_CENTRE
+                   for j in columns for x, y in taken)):
+        return  # the patch reader took some back, or placed one elsewhere: the words' count is off
+    probabilities = _asked_only(reader.probabilities(rgb, [(parsed.circles[j].x, parsed.circles[j].y)
+                                                           for j in columns]), parsed)
+    chance = np.array([[probabilities[col, CLASSES.index(label)] for col in range(len(columns))]
+                       for label in unreadable])  # chance[k, col]: label k at circle columns[col]
+    ranked = sorted(((float(np.prod([chance[k, col] for k, col in enumerate(order)])), order)
+                     for order in itertools.permutations(range(len(columns)))), reverse=True)
+    (best, order), runner_up = ranked[0], ranked[1][0]
+    weakest = min(chance[k, col] for k, col in enumerate(order))
+    if best < PATCH_MATCH_RATIO * runner_up or weakest < PATCH_MATCH_MIN:
+        for label in unreadable:
+            parsed.missing[label] += (f"; patch reader at those circles: no matching stands out (likeliest "
+                                      f"{best:.2g}, next {runner_up:.2g}, its least sure label p={weakest:.2f})")
+        return
+    for k, col in enumerate(order):
+        label, c = unreadable[k], parsed.circles[columns[col]]
+        words = [w for w in parsed.unread if placement_error(w.rect, c, rgb.shape[:2]) <= MAX_PLACEMENT_ERROR]
+        del parsed.missing[label]
+        parsed.markers[label] = Marker(label, (c.x, c.y), float(chance[k, col]) * c.coverage, radius=c.r,
+                                       ring_width=c.width,
+                                       label_box=tuple(int(v) for v in words[0].rect) if words else None,
+                                       colour=c.colour, source="elimination")
+
+
 def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[LabelRead]]) -> bool:
     """Whether the words' elimination had left as many circles as unread labels
     (parsed.eliminable), the circles now left (`candidates`) are among them, and every label the
@@ -493,9 +541,9 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     The candidates are the free circles found, plus fainter rings (detect.find_circles at
     FAINT_CONTRAST: a 1 px ring on noise scores below MIN_CONTRAST). A label goes to the circle
     the reader gives it most, when that probability is >= PATCH_MIN_PROBABILITY, is the circle's
-    top class, no other candidate gives the label >= PATCH_RIVAL (else: which one?), and the
-    circle matches the placed markers' rings (_rings_alike; a lone label: a complete ring and
-    PATCH_LONE_PROBABILITY).
+    top class, no other candidate that could be a marker gives the label >= PATCH_RIVAL (else:
+    which one?), and the circle matches the placed markers' rings (_rings_alike; a lone label: a
+    complete ring and PATCH_LONE_PROBABILITY). See _patch_verdict.
     """
     used = {(m.xy[0], m.xy[1]) for m in parsed.markers.values()}
     free = [c for c in parsed.circles if (c.x, c.y) not in used]
@@ -507,34 +555,54 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     probabilities = _asked_only(reader.probabilities(rgb, [(c.x, c.y) for c in candidates]), parsed)
     placed_rings = [c for c in parsed.circles if (c.x, c.y) in used]
     lone = len(parsed.markers) + len(parsed.missing) == 1
-    for label in list(parsed.missing):
-        column = probabilities[:, CLASSES.index(label)]
-        j = int(np.argmax(column))
-        # another circle is a rival when the label is its likeliest label; a neighbour whose
-        # patch shows this label too, but its own more, is not (a thick ring is often found twice
-        # around one centre: the same patch is no rival either)
-        others = np.delete(probabilities[:, :len(LABELS)], CLASSES.index(label), axis=1)
-        rivals = column[[k for k, c in enumerate(candidates)
-                         if np.hypot(c.x - candidates[j].x, c.y - candidates[j].y) > SAME_CENTRE
-                         and column[k] >= others[k].max()]]
-        c = candidates[j]
-        needed = PATCH_LONE_PROBABILITY if lone else PATCH_MIN_PROBABILITY
-        why = (f"no circle reads as {label} surely enough (best p={column[j]:.2f} < {needed})" if column[j] < needed
-               else f"its likeliest circle reads more as {CLASSES[int(np.argmax(probabilities[j]))]}"
-               if int(np.argmax(probabilities[j])) != CLASSES.index(label)
-               else f"two circles read as {label} (p={column[j]:.2f} and {rivals.max():.2f})"
-               if len(rivals) and rivals.max() >= PATCH_RIVAL
-               else "its ring is incomplete for a lone marker" if lone and c.coverage < LONE_MIN_COVERAGE
-               else "its ring is unlike the other markers' rings" if not _rings_alike([c, *placed_rings])
-               else "")
-        if why:
-            parsed.missing[label] += f"; patch reader: {why}"
-            continue
-        placed_rings.append(c)
-        del parsed.missing[label]
-        parsed.markers[label] = Marker(label, (c.x, c.y), float(column[j]) * c.coverage, radius=c.r,
-                                       ring_width=c.width, colour=c.colour, source="patch")
+    # passes until none places a label: a ring placed fixes the markers' style, and a rival unlike
+    # it (a letter's bowl, a scene ring of another size) no longer competes in the next pass
+    while True:
+        why_not = {}
+        for label in list(parsed.missing):
+            why = _patch_verdict(label, candidates, probabilities, placed_rings, lone)
+            if why:
+                why_not[label] = why
+                continue
+            column = probabilities[:, CLASSES.index(label)]
+            j = int(np.argmax(column))
+            c = candidates[j]
+            placed_rings.append(c)
+            del parsed.missing[label]
+            parsed.markers[label] = Marker(label, (c.x, c.y), float(column[j]) * c.coverage, radius=c.r,
+                                           ring_width=c.width, colour=c.colour, source="patch")
+        if len(why_not) == len(parsed.missing) or not parsed.missing:
+            break
+    for label, why in why_not.items():
+        parsed.missing[label] += f"; patch reader: {why}"
     return candidates
+
+
+def _patch_verdict(label: str, candidates: list[Circle], probabilities: np.ndarray, placed_rings: list[Circle],
+                   lone: bool) -> str:
+    """Why `label` may not go to the candidate circle the patch reader gives it most ("" when it
+    may; see _place_by_patches). Rivals are circles reading likeliest as the label (among labels)
+    with p >= PATCH_RIVAL, more than SAME_CENTRE px away, and, once some marker is placed, alike
+    its rings (one unlike them could never take the label)."""
+    column = probabilities[:, CLASSES.index(label)]
+    j = int(np.argmax(column))
+    c = candidates[j]
+    # another circle is a rival when the label is its likeliest label; a neighbour whose patch
+    # shows this label too, but its own more, is not (a thick ring is often found twice around
+    # one centre: the same patch is no rival either)
+    others = np.delete(probabilities[:, :len(LABELS)], CLASSES.index(label), axis=1)
+    rivals = column[[k for k, other in enumerate(candidates)
+                     if np.hypot(other.x - c.x, other.y - c.y) > SAME_CENTRE and column[k] >= others[k].max()
+                     and (not placed_rings or _rings_alike([other, *placed_rings]))]]
+    needed = PATCH_LONE_PROBABILITY if lone else PATCH_MIN_PROBABILITY
+    return (f"no circle reads as {label} surely enough (best p={column[j]:.2f} < {needed})" if column[j] < needed
+            else f"its likeliest circle reads more as {CLASSES[int(np.argmax(probabilities[j]))]}"
+            if int(np.argmax(probabilities[j])) != CLASSES.index(label)
+            else f"two circles read as {label} (p={column[j]:.2f} and {rivals.max():.2f})"
+            if len(rivals) and rivals.max() >= PATCH_RIVAL
+            else "its ring is incomplete for a lone marker" if lone and c.coverage < LONE_MIN_COVERAGE
+            else "its ring is unlike the other markers' rings" if not _rings_alike([c, *placed_rings])
+            else "")
 
 
 def parser_networks() -> dict[str, str | None]:

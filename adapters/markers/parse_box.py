@@ -102,6 +102,9 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
             corners.append(_weighed_by_word(p, readings[-1], vetoes, weighed_by_reader=reader is not None))
             outlines_at.append(found)
+    # the box read at each corner (elimination and naming below weigh weaker readings, and take
+    # only corners that start one outline as found, not one chosen over another)
+    own_at = [_its_own_box(found, outlines) for found in outlines_at]
     corners = _written_once(wanted, corners, readings)
     choice, doubtful = _assign(wanted, corners)
     markers: dict[str, Marker] = {}
@@ -112,17 +115,17 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                 f" (the word at {', '.join(vetoes[label])} reads as another label or letter)" if label in vetoes else "")
         elif label in doubtful:
             missing[label] = doubtful[label]
-        elif len(outlines_at[k]) > 1:
-            missing[label] = (f"{len(outlines_at[k])} drawn outlines start at the corner read as {label} "
+        elif len(own_at[k]) > 1:
+            missing[label] = (f"{len(own_at[k])} drawn outlines start at the corner read as {label} "
                               f"({corners[k].x:.0f}, {corners[k].y:.0f}): which is its box is unclear")
-        elif outlines_at[k][0].merged:
+        elif own_at[k][0].merged:
             missing[label] = (f"a side of the box read as {label} at ({corners[k].x:.0f}, {corners[k].y:.0f}) merges "
                               "with another line of its colour beside it: where it lies is unclear")
-        elif _on_another_side(outlines_at[k][0], outlines):
+        elif _on_another_side(own_at[k][0], outlines):
             missing[label] = (f"a side of the box read as {label} at ({corners[k].x:.0f}, {corners[k].y:.0f}) overlaps "
                               "another box's side: the two strokes merge, and where it lies is unclear")
         else:
-            placed[label] = outlines_at[k][0]
+            placed[label] = own_at[k][0]
             markers[label] = _box_marker(label, placed[label], corners[k].scores[label])
     for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
         twins = [other for other, m in markers.items()
@@ -396,6 +399,24 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
     # a side near the border also passes with the border standing in for it: the border's
     # outline is the same box, and the one with the side seen is where it is drawn
     return [o for o in found if not any(_border_twin(o, other, W, H) for other in found if other is not o)]
+
+
+def _its_own_box(found: list[Outline], outlines: list[Outline]) -> list[Outline]:
+    """Of several outlines starting at one corner, the one that borrows nothing from another box,
+    when every other does; else all of them (which is the box stays unclear). From a box's corner
+    a second rectangle may run to another box's lines: they go on past its corners (a T,
+    Outline.tees), or meet at that box's far corner, where an outline from another corner ends
+    too. The box's own rectangle has its corners to itself."""
+    if len(found) < 2:
+        return found
+
+    def borrows(o: Outline) -> bool:
+        return bool(o.tees) or any(max(abs(o.x0 - other.x0), abs(o.y0 - other.y0)) >= SAME_BOX
+                                   and max(abs(o.x1 - other.x1), abs(o.y1 - other.y1)) < SAME_BOX
+                                   for other in outlines)
+
+    own = [o for o in found if not borrows(o)]
+    return own if len(own) == 1 else found
 
 
 def _border_twin(a: Outline, b: Outline, W: int, H: int) -> bool:
