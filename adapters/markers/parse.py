@@ -176,7 +176,8 @@ class ImageParse:
     unread: list[LabelRead] = field(default_factory=list)
     word_pairs: dict[str, tuple[LabelRead, int]] = field(default_factory=dict)
     ambiguous: set[str] = field(default_factory=set)
-    eliminable: set[int] = field(default_factory=set)  # circles the words' elimination left, as many as its labels
+    # circles the words' elimination left, as many as its labels: circle index -> the unread words beside it
+    eliminable: dict[int, list[LabelRead]] = field(default_factory=dict)
 
 
 def _rect_distance(x: float, y: float, rect) -> float:
@@ -381,8 +382,7 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
     markers' style (_by_elimination; in place, source "elimination"). Run after the words, and
     again after the networks placed other labels (`after`: which, for the reasons): a circle
     they took is no longer free, and one fewer label competes for the rest."""
-    unreadable = [label for label in parsed.missing
-                  if parsed.circles and not any(r.label == label for r in parsed.reads)]
+    unreadable = _unreadable(parsed)
     # the word-placed markers still standing (the networks' checks may have taken some back)
     placed = [(read, j) for label, (read, j) in parsed.word_pairs.items()
               if label in parsed.markers and parsed.markers[label].xy == (parsed.circles[j].x, parsed.circles[j].y)]
@@ -395,7 +395,7 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
     if not after:
         # as many candidate circles as unread labels: the words could not tell which is which
         # (or placed them all); the networks may place some of them and leave the rest decided
-        parsed.eliminable = set(candidates) if len(candidates) == len(unreadable) else set()
+        parsed.eliminable = candidates if len(candidates) == len(unreadable) else {}
     elif not _networks_took_eliminable(parsed, candidates):
         return
     by_elimination, why = _by_elimination(unreadable, candidates, classifier)
@@ -411,6 +411,11 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
                                        colour=c.colour, source="elimination")
 
 
+def _unreadable(parsed: ImageParse) -> list[str]:
+    """The missing labels no word was read as anywhere (elimination's labels)."""
+    return [label for label in parsed.missing if parsed.circles and not any(r.label == label for r in parsed.reads)]
+
+
 def _match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
     """Tell apart the labels the words' elimination left on as many circles (parsed.eliminable)
     but could not tell apart, by what the patch reader sees at those circles (in place, source
@@ -421,7 +426,7 @@ def _match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: Pa
     which is open, and a reader that is unsure of each circle alone (p = 0.41 and 0.40 for D and
     B at one, 0.93 for D at the other: neither passes _place_by_patches, each has a rival) may
     still make one matching far likelier than the other (benchmark seed 0, image 197)."""
-    unreadable = [label for label in parsed.missing if not any(r.label == label for r in parsed.reads)]
+    unreadable = _unreadable(parsed)
     columns = sorted(parsed.eliminable)
     taken = [m.xy for m in parsed.markers.values()]
     if (len(unreadable) < 2 or len(unreadable) != len(columns)
@@ -443,11 +448,10 @@ def _match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: Pa
         return
     for k, col in enumerate(order):
         label, c = unreadable[k], parsed.circles[columns[col]]
-        words = [w for w in parsed.unread if placement_error(w.rect, c, rgb.shape[:2]) <= MAX_PLACEMENT_ERROR]
+        word = parsed.eliminable[columns[col]][0]
         del parsed.missing[label]
         parsed.markers[label] = Marker(label, (c.x, c.y), float(chance[k, col]) * c.coverage, radius=c.r,
-                                       ring_width=c.width,
-                                       label_box=tuple(int(v) for v in words[0].rect) if words else None,
+                                       ring_width=c.width, label_box=tuple(int(v) for v in word.rect),
                                        colour=c.colour, source="elimination")
 
 
@@ -456,7 +460,7 @@ def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[Lab
     (parsed.eliminable), the circles now left (`candidates`) are among them, and every label the
     networks placed is on one of them. A network placement elsewhere leaves a circle over by
     coincidence (the first pass found fewer or more), and taking it would be a guess."""
-    if not parsed.eliminable or set(candidates) - parsed.eliminable:
+    if not parsed.eliminable or set(candidates) - set(parsed.eliminable):
         return False
 
     def on_eliminable(m: Marker) -> bool:

@@ -354,7 +354,7 @@ def _on_another_side(outline: Outline, outlines: list[Outline]) -> bool:
     its label (barring them from it refused 25 more boxes of the 8 benchmark seeds, most of them
     right; image 53's A is among those they place, in an image refused for other labels)."""
     for other in outlines:
-        if max(abs(outline.x0 - other.x0), abs(outline.y0 - other.y0)) < SAME_BOX:
+        if _same_corner(outline, other):
             continue
         near = ON_ANOTHER_SIDE * (outline.width + other.width) / 2
         # (where the side lies across, where the other's lies, the side's span along, the other's)
@@ -411,12 +411,17 @@ def _its_own_box(found: list[Outline], outlines: list[Outline]) -> list[Outline]
         return found
 
     def borrows(o: Outline) -> bool:
-        return bool(o.tees) or any(max(abs(o.x0 - other.x0), abs(o.y0 - other.y0)) >= SAME_BOX
+        return bool(o.tees) or any(not _same_corner(o, other)
                                    and max(abs(o.x1 - other.x1), abs(o.y1 - other.y1)) < SAME_BOX
                                    for other in outlines)
 
     own = [o for o in found if not borrows(o)]
     return own if len(own) == 1 else found
+
+
+def _same_corner(a: Outline, b: Outline) -> bool:
+    """Whether two outlines start at one top-left corner (within SAME_BOX px)."""
+    return max(abs(a.x0 - b.x0), abs(a.y0 - b.y0)) < SAME_BOX
 
 
 def _border_twin(a: Outline, b: Outline, W: int, H: int) -> bool:
