@@ -4,13 +4,14 @@ Renders 2-4 labelled boxes per image in random styles (stroke 1-4 px, any colour
 top-left corner or inside it, coloured text or light text on a dark box) on random backgrounds
 (procedural textures, noise, gradients, crops of ../shared/data/images when present), some of them
 near misses of another box (every side moved 6-40 px), JPEG-compresses 70% of them, reads them
-back with parse_box.read_boxes and the shipped corner finder and corner reader, and counts boxes
+back with parse_box.read_boxes and the shipped corner finder, corner reader and outline verifier, and counts boxes
 found with the right label and every coordinate within 2 px (and, apart, how often the corner
 reader alone reads the right label at each box's true top-left corner). A wrong silent answer is
 a box returned at the wrong place; an image is answered when every box on it is placed. Boxes in
-the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder or reader) and
+the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder, reader or outline verifier) and
 on photographs (never used to train them either) are reported apart, as are images by how many
-boxes they hold (BLINK's Object_Localization draws two).
+boxes they hold (BLINK's Object_Localization draws two), and boxes placed on an outline only the
+outline verifier accepted (placed_on_learned_outlines: its "boxes" are those placed).
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]
 """
@@ -32,6 +33,7 @@ from adapters.markers.corner_finder import CornerFinder, default_corner_finder  
 from adapters.markers.corner_reader import CLASSES as READER_CLASSES, default_corner_reader  # noqa: E402
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
+from adapters.markers.outline_verifier import default_outline_verifier  # noqa: E402
 from adapters.markers.parse_box import read_boxes  # noqa: E402
 from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case, load_photos  # noqa: E402
 
@@ -44,6 +46,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     photos = load_photos() if photos is None else photos
     finder = finder or default_corner_finder()
     reader = default_corner_reader()  # read_boxes' default
+    verifier = default_outline_verifier()  # read_boxes' default too
     if finder is None:
         raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
     fonts = [f.name for f in available_fonts()]
@@ -58,7 +61,8 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
         drawn, boxes, style, kind = benchmark_case(rng, labels, photos, height, width, fonts, boxes=True)
         start = time.perf_counter()
-        markers, missing, _ = read_boxes(drawn, labels, finder)
+        markers, missing, outlines = read_boxes(drawn, labels, finder)
+        learned = {o.box for o in outlines if o.learned}
         seconds += time.perf_counter() - start
         wrong_here = 0
         for label, truth in boxes.items():
@@ -71,6 +75,8 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
                                     "found": [round(float(v), 1) for v in marker.box], "answered": not missing})
             if label in missing:
                 reasons[missing[label].split(" (")[0].split(":")[0]] += 1
+            if marker is not None and marker.box in learned:  # its outline the verifier accepted
+                groups["placed_on_learned_outlines"].update(right=int(right), wrong=int(wrong), boxes=1)
             for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if style.font in HELD_OUT_FONTS
                           else "training_fonts", "photo" if kind == "photo" else "procedural",
                           f"{len(labels)}_boxes_per_image"):
@@ -88,7 +94,8 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
                        "rate": round(c["right"] / max(c["boxes"], 1), 4)} for group, c in sorted(groups.items())}
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
             "corner_finder_sha256": finder.record.get("sha256"),
-            "corner_reader_sha256": reader.record.get("sha256") if reader else None, **figures,
+            "corner_reader_sha256": reader.record.get("sha256") if reader else None,
+            "outline_verifier_sha256": verifier.record.get("sha256") if verifier else None, **figures,
             "corner_reader_at_true_corners": {group: {"right": int(c["right"]), "corners": c["corners"],
                                                       "rate": round(c["right"] / c["corners"], 4)}
                                               for group, c in sorted(reader_read.items())},

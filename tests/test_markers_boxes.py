@@ -24,11 +24,11 @@ from train.markers_corners import main as train_main
 from marker_oracles import OracleFinder, trained_and_continued
 
 
-def read_boxes(rgb, labels, finder, classifier=None, reader=None):
-    """parse_box.read_boxes, without the corner reader unless a test passes one: most tests here
-    set the finder's readings (OracleFinder) and check the rules that weigh them, and a reader
-    would read the unlabelled outlines they draw as no label's corner."""
-    return parse_box.read_boxes(rgb, labels, finder, classifier, reader)
+def read_boxes(rgb, labels, finder, classifier=None, reader=None, verifier=None):
+    """parse_box.read_boxes, without the corner reader or the outline verifier unless a test passes
+    them: most tests here set the finder's readings (OracleFinder) and check the rules that weigh
+    them, and a reader would read the unlabelled outlines they draw as no label's corner."""
+    return parse_box.read_boxes(rgb, labels, finder, classifier, reader, verifier)
 
 
 BOXES = {"A": (40.3, 50.6, 190.2, 170.4), "B": (75.8, 30.2, 230.5, 150.7)}  # overlapping, every side >= 5 px apart
@@ -436,7 +436,7 @@ def adversarial_scene(seed, decoy_letter):
 
 def right_or_missing(image, truth):
     from adapters.markers.corner_finder import default_corner_finder
-    markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder(), reader=True)
+    markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder(), reader=True, verifier=True)
     assert set(markers) | set(missing) == set(truth)
     return all(max(abs(np.subtract(markers[label].box, box))) <= 2.0 for label, box in truth.items() if label in markers)
 

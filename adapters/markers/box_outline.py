@@ -12,7 +12,9 @@ rectangle between two overlapping boxes' crossings). One line going on past a co
 side of this box lies on another box's line, which passes when both sides are drawn right up to
 the corner and the other side stops there (a box's corner with another's far corner leaves a
 gap, or a stub of the other's side going on). A line crossing it just past the corner is not
-this one going on. A side on or past the image's border is not seen.
+this one going on. A side on or past the image's border is not seen. What is measured
+(`measure_outline`) and the rules' verdict on it (`rejection`) are apart, so that a learned second
+opinion (outline_verifier) can weigh the same measures where the rules say no.
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed
@@ -21,8 +23,8 @@ here is a 1-D search across one known side, which no library offers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -91,7 +93,8 @@ class Outline:
     lies is unclear, so it is no box to place (it still counts as one starting at its corner).
     tees: at how many of its unlabelled corners a side lies on another box's line that goes on
     past the corner (a T, see _verify): a box's own corners seldom are; a rectangle borrowing
-    another box's lines for some of its sides mostly is."""
+    another box's lines for some of its sides mostly is. learned: the hand rules turned it away
+    and a Verifier (outline_verifier) accepted it."""
 
     x0: float
     y0: float
@@ -104,6 +107,7 @@ class Outline:
     sides_seen: int
     merged: bool = False
     tees: int = 0
+    learned: bool = False
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -235,9 +239,11 @@ def _visible(across: float, width: float, limit: int) -> bool:
     return width / 2 + 1 <= across <= limit - 2 - width / 2
 
 
-def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> Outline | None:
+def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
+                verifier: Verifier | None = None) -> Outline | None:
     """The drawn box near `approx` (x0, y0, x1, y1), each side within SEARCH px, or None when its
-    sides are not found, unlike each other, or not drawn as a box's (see module doc).
+    sides are not found, unlike each other, or not drawn as a box's (see module doc; `verifier`
+    may overrule that last verdict, see _verify).
 
     A side whose approximate position is on or past the image's border is taken as cut off there:
     it is not searched, and the box keeps the approximate coordinate."""
@@ -277,7 +283,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
         if side is None:
             return None
         found.append(side)
-    outline = _outline_on_sides(lab, found, approx)
+    outline = _outline_on_sides(lab, found, approx, verifier)
     if outline is None:
         # a stronger stroke of the box's colour a few px off (another box's side, seen on the far
         # half of a side past a label's box) can win a side from a weaker one where the corner
@@ -286,11 +292,12 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float]) -> O
                 else _nearest([c for c in candidates if abs(c.pos - guess) <= NEAR_GUESS], *common, guess) or side
                 for candidates, guess, side in zip(options, (y0, y1, x0, x1), found)]
         if any(a is not b for a, b in zip(near, found)):
-            outline = _outline_on_sides(lab, near, approx)
+            outline = _outline_on_sides(lab, near, approx, verifier)
     return outline
 
 
-def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float]) -> Outline | None:
+def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float],
+                      verifier: Verifier | None = None) -> Outline | None:
     """The verified Outline on the strokes `found` for its sides (top, bottom, left, right; None
     for a side cut off by the image's border, which keeps `approx`'s coordinate), or None when
     they are too few, unlike each other, or not drawn as a box's (_verify)."""
@@ -310,7 +317,7 @@ def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[f
     # per side (top, bottom, left, right, as _verify takes them): measured narrower than the box
     narrower = [s is not None and width - s.width > NARROWER for s in found]
     model = thin_line_colour(lab, box) if width <= THIN else None
-    return _verify(lab, box, width, colour, min(s.contrast for s in drawn), narrower, model)
+    return _verify(lab, box, width, colour, min(s.contrast for s in drawn), narrower, model, verifier)
 
 
 def _same_stroke(extra: Side, found: Side) -> bool:
@@ -412,23 +419,89 @@ def crosses_at_top_left(lab: np.ndarray, outline: Outline) -> bool:
     return min(top, left) > MAX_RUN_ON
 
 
-def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
-            narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None) -> Outline | None:
-    """The Outline at `box` in `colour`, or None when some visible side is not of that colour
-    along most of its length or up to its corners, or two lines cross at a corner."""
+class Verifier(Protocol):
+    """A second opinion on a rectangle the hand rules rejected for `reason` (see rejection):
+    outline_verifier.OutlineVerifier, or a recorder of what is measured (its training)."""
+
+    def accepts(self, measures: OutlineMeasures, reason: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class SideMeasures:
+    """What _verify measures along one side inside the image (positions `along` it, its corners'
+    ends left out): the fraction drawn (`coverage`, not counting what labels' dark boxes hide;
+    `inked`: by single pixels only), hidden by other labels' boxes and by its own label, drawn
+    within REACH px of each end (`reach`: as coverage counts; `inked_reach`: single pixels),
+    whether it reaches both corners (_reaches_corners) and runs into the border where the box is
+    cut off, how far it goes on past each corner (run_on), the share of it with another line of
+    its colour alongside (0 unless measured narrower), and its median colour (Lab)."""
+
+    length: int
+    coverage: float
+    inked: float
+    hidden: float
+    own_hidden: float
+    reach: tuple[float, float]
+    inked_reach: tuple[float, float]
+    reaches_corners: bool
+    into_border: bool
+    run_on: tuple[float, float]
+    alongside: float
+    colour: tuple[float, float, float]
+
+
+# a side outside the image: goes on past no corner and is drawn up to none
+_UNSEEN = SideMeasures(0, 0.0, 0.0, 0.0, 0.0, (0.0, 0.0), (0.0, 0.0), False, True, (0.0, 0.0), 0.0, (0.0, 0.0, 0.0))
+
+
+@dataclass(frozen=True)
+class OutlineMeasures:
+    """A candidate rectangle as _verify measured it: box (x0, y0, x1, y1), stroke width px, colour
+    (Lab), contrast, tolerance (tau), whether a ThinLineColour judged its thin sides, and per side
+    (top, bottom, left, right) its SideMeasures, or None for a side not inside the image."""
+
+    box: tuple[float, float, float, float]
+    width: float
+    colour: tuple[float, float, float]
+    contrast: float
+    tau: float
+    thin_model: bool
+    sides: tuple[SideMeasures | None, SideMeasures | None, SideMeasures | None, SideMeasures | None]
+
+    def corners(self) -> tuple[tuple[float, float, bool], ...]:
+        """Per unlabelled corner (top-right, bottom-left, bottom-right): how far each of its two
+        sides goes on past it, and whether both are drawn up to it (inked_reach >= MIN_REACH; a
+        side not seen goes on nowhere and is not drawn up to it)."""
+        top, bottom, left, right = (s or _UNSEEN for s in self.sides)
+
+        def up_to(side: SideMeasures, end: int) -> bool:
+            return side.inked_reach[end] >= MIN_REACH
+
+        return ((top.run_on[1], right.run_on[0], up_to(top, 1) and up_to(right, 0)),
+                (bottom.run_on[0], left.run_on[1], up_to(bottom, 0) and up_to(left, 1)),
+                (bottom.run_on[1], right.run_on[1], up_to(bottom, 1) and up_to(right, 1)))
+
+    def measured_colour(self) -> np.ndarray:
+        """(3,) the median of the seen sides' colours."""
+        return np.median(np.array([s.colour for s in self.sides if s is not None]), axis=0)
+
+
+def measure_outline(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
+                    narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None
+                    ) -> OutlineMeasures | None:
+    """The OutlineMeasures of the rectangle `box` in `colour`, or None when a side inside the
+    image is too short to measure (under MIN_SIDE // 2 px between its corners)."""
     H, W = lab.shape[:2]
     x0, y0, x1, y1 = box
     half = width / 2
     tau = tolerance(width, contrast)
     # (across: row or column of the side, from, to along it, transposed: a vertical side)
-    sides = [(y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)]
-    coverages, colours, runs_on, reached = [], [], [], []
-    merged = False
-    for (across, start, end, transposed), narrow in zip(sides, narrower):
+    spans = [(y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True)]
+    sides: list[SideMeasures | None] = []
+    for (across, start, end, transposed), narrow in zip(spans, narrower):
         limit_across, limit_along = (W, H) if transposed else (H, W)
         if not _visible(across, width, limit_across):
-            runs_on.append((0.0, 0.0))
-            reached.append((False, False))
+            sides.append(None)
             continue
         line = _Line(lab, across, transposed, colour, tau, model)
         # the border stands in for the far side (as fit_outline judged it: a side drawn 2 px inside
@@ -455,53 +528,91 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
         # box too: it is excused first, so that MAX_HIDDEN bounds what other labels' boxes hide
         own = line.under_own_label(along, hit) if transposed and labelled_corner else np.zeros_like(hit)
         hidden = line.under_label_boxes(along, hit, half) & ~own if colour[0] >= BOX_DARK + 10 else np.zeros_like(hit)
-        if hidden.mean() > MAX_HIDDEN:
-            return None
-        hidden |= own
-        if transposed and labelled_corner and (~hidden).sum() < MIN_SIDE // 2:
-            return None
-        coverage = float(hit[~hidden].mean())
-        # another line of this colour touches it: which part of the band is this side is unclear
-        merged |= bool(narrow and width > THIN and line.alongside(along, half) > MAX_ALONGSIDE)
-        if cut_off and inked[-REACH:].mean() < INTO_BORDER or cut_at_start and inked[:REACH].mean() < INTO_BORDER:
-            return None  # a side ending a few px short of the border is a whole box's, its far side unseen
+        seen = ~(hidden | own)
         # the top-left corner needs no reach: the label is written over it (inside the box when there
         # is no room above), and the corner finder saw that corner with its label
-        if coverage < MIN_COVERAGE or not _reaches_corners(hit, line.lightness(along), float(colour[0]),
-                                                           check_start=not labelled_corner):
-            return None
-        runs_on.append(tuple(line.run_on(corner_at, sign, half, limit_along)
-                             for sign, corner_at in ((-1, start), (1, end))))
-        # drawn up to each end, with no excuse for a dark stretch (unlike _reaches_corners): a T
-        # is let through on this, and a dark scene at a corner once passed for a label's box
-        reached.append((inked[:REACH].mean() >= MIN_REACH, inked[-REACH:].mean() >= MIN_REACH))
-        coverages.append(coverage)
-        colours.append(np.median(line.pixels(along[inked if inked.any() else hit]), axis=0))
-    top, bottom, left, right = runs_on
-    top_in, bottom_in, left_in, right_in = reached
+        reaches = _reaches_corners(hit, line.lightness(along), float(colour[0]), check_start=not labelled_corner)
+        # a side ending a few px short of the border is a whole box's, its far side unseen
+        into_border = not (cut_off and inked[-REACH:].mean() < INTO_BORDER
+                           or cut_at_start and inked[:REACH].mean() < INTO_BORDER)
+        sides.append(SideMeasures(
+            length=len(along),
+            coverage=float(hit[seen].mean()) if seen.any() else 0.0,
+            inked=float(inked[seen].mean()) if seen.any() else 0.0,
+            hidden=float(hidden.mean()), own_hidden=float(own.mean()),
+            reach=(float(hit[:REACH].mean()), float(hit[-REACH:].mean())),
+            # drawn up to each end, with no excuse for a dark stretch (unlike _reaches_corners): a T
+            # is let through on this, and a dark scene at a corner once passed for a label's box
+            inked_reach=(float(inked[:REACH].mean()), float(inked[-REACH:].mean())),
+            reaches_corners=reaches, into_border=into_border,
+            run_on=tuple(line.run_on(corner_at, sign, half, limit_along) for sign, corner_at in ((-1, start), (1, end))),
+            alongside=line.alongside(along, half) if narrow and width > THIN else 0.0,
+            # (a side drawn nowhere: the scene's colour along it)
+            colour=tuple(float(v) for v in np.median(line.pixels(
+                along[inked] if inked.any() else along[hit] if hit.any() else along), axis=0))))
+    return OutlineMeasures(tuple(float(v) for v in box), float(width), tuple(float(v) for v in colour),
+                           float(contrast), float(tau), model is not None, tuple(sides))
+
+
+def rejection(measures: OutlineMeasures) -> str | None:
+    """Why the measured rectangle is not a drawn box by the hand rules, or None when it is:
+    "hidden" (labels' boxes hide too much of a side), "border" (a side stops short of the border
+    where the box is cut off), "coverage" (a side drawn along too little of its length or not up
+    to its corners), "crossing" (lines going on past a corner), "sides" (fewer than two seen) or
+    "colour" (sides unlike in colour)."""
+    width = measures.width
+    seen = [s for s in measures.sides if s is not None]
+    left = measures.sides[2]
+    if any(s.hidden > MAX_HIDDEN for s in seen):
+        return "hidden"
+    # the left side's own label and other labels' boxes together leave too little of it to judge
+    if left is not None and round((1 - left.hidden - left.own_hidden) * left.length) < MIN_SIDE // 2:
+        return "hidden"
+    if not all(s.into_border for s in seen):
+        return "border"
+    if any(s.coverage < MIN_COVERAGE or not s.reaches_corners for s in seen):
+        return "coverage"
     # a box's lines stop at its corners: two lines going on past one are crossing (the rectangle
     # between two overlapping boxes' crossings); one line going on is another box's line, a T
     # where a side of this box lies on it, which counts only when both sides are drawn right up
     # to the corner (one box's corner with another's far corner leaves a gap there). Not checked
     # at the top-left corner: the label is written there, and the corner finder read the corner
     # with its label.
-    # per unlabelled corner: how far each of its two sides goes on past it, and whether both
-    # are drawn up to it (top-right, bottom-left, bottom-right)
-    corners = ((top[1], right[0], top_in[1] and right_in[0]), (bottom[0], left[1], bottom_in[0] and left_in[1]),
-               (bottom[1], right[1], bottom_in[1] and right_in[1]))
-    tees = 0
-    for a, b, drawn_up_to in corners:
-        if max(a, b) > MAX_RUN_ON:
-            if not (drawn_up_to and min(a, b) <= T_STUB):
-                return None
-            tees += 1
-    if len(coverages) < 2:
+    for a, b, drawn_up_to in measures.corners():
+        if max(a, b) > MAX_RUN_ON and not (drawn_up_to and min(a, b) <= T_STUB):
+            return "crossing"
+    if len(seen) < 2:
+        return "sides"
+    measured = measures.measured_colour()
+    if any(not _alike(s.colour, measured, width) for s in seen):
+        return "colour"
+    return None
+
+
+def outline_of(measures: OutlineMeasures) -> Outline:
+    """The Outline of measured sides (whether they pass or not)."""
+    seen = [s for s in measures.sides if s is not None]
+    tees = sum(max(a, b) > MAX_RUN_ON for a, b, _ in measures.corners())
+    merged = any(s.alongside > MAX_ALONGSIDE for s in seen)
+    return Outline(*measures.box, measures.width, tuple(float(v) for v in measures.measured_colour()),
+                   measures.contrast, min(s.coverage for s in seen), len(seen), merged, tees)
+
+
+def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
+            narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None,
+            verifier: Verifier | None = None) -> Outline | None:
+    """The Outline at `box` in `colour`, or None when some visible side is not of that colour
+    along most of its length or up to its corners, or two lines cross at a corner (rejection),
+    unless `verifier` accepts what was measured (the Outline is then `learned`)."""
+    measures = measure_outline(lab, box, width, colour, contrast, narrower, model)
+    if measures is None:
         return None
-    measured = np.median(np.array(colours), axis=0)
-    if any(not _alike(c, measured, width) for c in colours):
-        return None
-    return Outline(float(x0), float(y0), float(x1), float(y1), float(width), tuple(float(v) for v in measured),
-                   float(contrast), min(coverages), len(coverages), merged, tees)
+    reason = rejection(measures)
+    if reason is None:
+        return outline_of(measures)
+    if verifier is not None and verifier.accepts(measures, reason):
+        return replace(outline_of(measures), learned=True)
+    return None
 
 
 class _Line:

@@ -58,6 +58,7 @@ from .glyphs import GlyphClassifier, Reading, default_classifier
 from .labels import LABELS, REF, expected_markers
 from .centre_finder import CentreFinder, Proposal, default_centre_finder
 from .corner_reader import default_corner_reader
+from .outline_verifier import default_outline_verifier
 from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
 from .parse_box import read_boxes
 from .types import Marker, MarkerError, MarkerSet
@@ -613,11 +614,12 @@ def parser_networks() -> dict[str, str | None]:
     """sha256 of the weights the parser uses by default (None: not installed). Markers parsed
     from images change when these do: results record them."""
     reader, finder, corners = default_patch_reader(), default_centre_finder(), default_corner_finder()
-    corner_reader = default_corner_reader()
+    corner_reader, verifier = default_corner_reader(), default_outline_verifier()
     return {"patch_reader": reader.record["sha256"] if reader else None,
             "centre_finder": finder.record["sha256"] if finder else None,
             "corner_finder": corners.record["sha256"] if corners else None,
-            "corner_reader": corner_reader.record["sha256"] if corner_reader else None}
+            "corner_reader": corner_reader.record["sha256"] if corner_reader else None,
+            "outline_verifier": verifier.record["sha256"] if verifier else None}
 
 
 def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, proposals: list[Proposal]) -> None:

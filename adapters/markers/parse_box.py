@@ -29,12 +29,13 @@ from typing import Sequence
 import numpy as np
 
 from .box_label import CornerReading, read_corner, something_written
-from .box_outline import MIN_SIDE, Outline, crosses_at_top_left, fit_outline, same_style
+from .box_outline import MIN_SIDE, Outline, Verifier, crosses_at_top_left, fit_outline, same_style
 from .centre_finder import Proposal
 from .corner_finder import BOX_LABELS, CornerFinder
 from .corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader
 from .detect import to_lab
 from .glyphs import GlyphClassifier, default_classifier
+from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
 from .types import Marker
 
@@ -68,7 +69,7 @@ ELIMINATION_CONFIDENCE = 0.5  # confidence of a box placed by elimination (as pa
 
 def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                classifier: GlyphClassifier | None = None, reader: CornerReader | None | bool = True,
-               ) -> tuple[dict[str, Marker], dict[str, str], list[Outline]]:
+               verifier: Verifier | None | bool = True) -> tuple[dict[str, Marker], dict[str, str], list[Outline]]:
     """Boxes of `labels` on an (H, W, 3) uint8 RGB image: (label -> Marker with its box, label ->
     why it was not placed, every outline fitted).
 
@@ -80,11 +81,14 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     that corner. Labels go to corners one-to-one, by the product of those scores (a label may
     stay unplaced at UNPLACED); a label is placed only when every assignment that puts it
     elsewhere scores DECISIVE times less, so a corner read as B and C goes to C when B's corner
-    is plain elsewhere, and stays unplaced when it is not."""
+    is plain elsewhere, and stays unplaced when it is not. Where a candidate corner starts no
+    outline by the hand rules, `verifier` (True: the shipped outline verifier when installed;
+    None: none) may accept one they turned away (_outlines_from)."""
     H, W = rgb.shape[:2]
     lab = to_lab(rgb)
     classifier = classifier or default_classifier()
     reader = default_corner_reader() if reader is True else (reader or None)
+    verifier = default_outline_verifier() if verifier is True else (verifier or None)
     proposals = finder.find(rgb)
     fars = [p for p in proposals if p.scores[FAR_CORNER] >= FAR_MIN_SCORE]
     missing = {l: f"{l!r} is not a box label ({', '.join(BOX_LABELS)})" for l in labels if l not in BOX_LABELS}
@@ -93,7 +97,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                   key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
     corners, outlines_at, outlines, vetoes, readings, proposed = [], [], [], {}, [], []
     for p in read:
-        found = _outlines_from(lab, p, fars, W, H)
+        found = _outlines_from(lab, p, fars, W, H, verifier)
         outlines += found
         if found:
             if reader is not None:  # its outlines share the corner (within CORNER_FIT): one reading
@@ -369,33 +373,42 @@ def _on_another_side(outline: Outline, outlines: list[Outline]) -> bool:
     return False
 
 
-def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: int, H: int) -> list[Outline]:
+def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: int, H: int,
+                   verifier: Verifier | None = None) -> list[Outline]:
     """Every distinct verified outline from `corner` to a proposed bottom-right corner.
 
     A box cut off by the image's border has its far corner on or past the border, where the
     finder sees only part of it: a proposed far corner within BORDER_NEAR px of the border that
     gives no outline is tried again with its x, its y or both on the border, and the image's
     corner is tried when no corner gave one. (Not every corner: a box 8 px from the border, with
-    another box's side between it and the border, passes with the border standing in for its side.)"""
+    another box's side between it and the border, passes with the border standing in for its side.)
+
+    Where the hand rules pass no outline from the corner, every rectangle is tried again with
+    `verifier` allowed to overrule them (box_outline._verify): only there, so that a rectangle it
+    accepts never competes with an outline the rules passed."""
     found: list[Outline] = []
 
-    def tried(x1: float, y1: float) -> bool:
+    def tried(x1: float, y1: float, second_opinion: Verifier | None) -> bool:
         if x1 < corner.x + MIN_SIDE or y1 < corner.y + MIN_SIDE:
             return False
-        outline = fit_outline(lab, (corner.x, corner.y, x1, y1))
+        outline = fit_outline(lab, (corner.x, corner.y, x1, y1), second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
         if not any(_same(outline, o) for o in found):
             found.append(outline)
         return True
 
-    for p in fars:
-        if not tried(p.x, p.y):
-            near_x, near_y = p.x >= W - 1 - BORDER_NEAR, p.y >= H - 1 - BORDER_NEAR
-            any([near_x and tried(W - 1.0, p.y), near_y and tried(p.x, H - 1.0)]) or (
-                near_x and near_y and tried(W - 1.0, H - 1.0))
-    if not found:
-        tried(W - 1.0, H - 1.0)
+    for second_opinion in (None, verifier) if verifier is not None else (None,):
+        for p in fars:
+            if not tried(p.x, p.y, second_opinion):
+                near_x, near_y = p.x >= W - 1 - BORDER_NEAR, p.y >= H - 1 - BORDER_NEAR
+                any([near_x and tried(W - 1.0, p.y, second_opinion),
+                     near_y and tried(p.x, H - 1.0, second_opinion)]) or (
+                    near_x and near_y and tried(W - 1.0, H - 1.0, second_opinion))
+        if not found:
+            tried(W - 1.0, H - 1.0, second_opinion)
+        if found:
+            break
     # a side near the border also passes with the border standing in for it: the border's
     # outline is the same box, and the one with the side seen is where it is drawn
     return [o for o in found if not any(_border_twin(o, other, W, H) for other in found if other is not o)]

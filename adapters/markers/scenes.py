@@ -14,7 +14,7 @@ the accuracy benchmark (benchmarks/markers_accuracy.py) and the patch reader's t
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -89,11 +89,13 @@ DECOY_TEXT = tuple("FGHJKLMNPQSTUVWXYZ0123456789")
 @dataclass(frozen=True)
 class TrainingScene:
     """A rendered scene and where to look in it: points [(x, y, class)], class a label of labels.LABELS or
-    None (no marker centred there: a decoy ring, a decoy letter's ring, a label glyph, plain scene)."""
+    None (no marker centred there: a decoy ring, a decoy letter's ring, a label glyph, plain scene);
+    for box scenes, every rectangle drawn (x0, y0, x1, y1), labelled or decoy."""
 
     image: np.ndarray
     points: list[tuple[float, float, str | None]]
     style: MarkerStyle
+    rectangles: list[tuple[float, float, float, float]] = field(default_factory=list)
 
 
 def _decoys(rng: np.random.Generator, image: np.ndarray, fonts: list[str], avoid: list[tuple[float, float]]
@@ -203,6 +205,7 @@ def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int =
     boxes = random_boxes(rng, labels, height, width)
     _decoys(rng, image, fonts, [(b[0], b[1]) for b in boxes.values()])
     out: list[tuple[float, float, str | None]] = []
+    rectangles = list(boxes.values())
     for _ in range(int(rng.integers(0, 3))):
         decoy = random_boxes(rng, ["decoy"], height, width)["decoy"]
         if any(np.hypot(decoy[0] - b[0], decoy[1] - b[1]) < 25 for b in boxes.values()):
@@ -214,13 +217,14 @@ def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int =
             x0, y0, x1, y1 = (int(round(v * 16)) for v in decoy)
             cv2.rectangle(image, (x0, y0), (x1, y1), decoy_style.colour, decoy_style.ring_width, cv2.LINE_AA, 4)
         out += [(decoy[2], decoy[3], FAR_CORNER), (decoy[0], decoy[1], None)]
+        rectangles.append(decoy)
     image = draw_boxes(image, boxes, style)
     if rng.uniform() < 0.75:
         image = jpeg(image, int(rng.integers(60, 97)))
     for label, (x0, y0, x1, y1) in boxes.items():
         out += [(x0, y0, label), (x1, y1, FAR_CORNER)]
     out += [(x, y, None) for x, y in _crossings(list(boxes.values()))]
-    return TrainingScene(image, out, style)
+    return TrainingScene(image, out, style, rectangles)
 
 
 def _crossings(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float]]:

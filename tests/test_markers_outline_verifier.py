@@ -1,0 +1,153 @@
+"""The outline verifier: what the hand rules measure and why they reject, where read_boxes asks
+for a second opinion (with a stand-in verifier, so the wiring is checked apart from the network's
+skill), the network's features and threshold, its training script, and the shipped weights."""
+
+import numpy as np
+import pytest
+import torch
+
+from adapters.markers import box_outline
+from adapters.markers.box_outline import MIN_COVERAGE, fit_outline, measure_outline, rejection
+from adapters.markers.corner_finder import CORNER_CLASSES
+from adapters.markers.detect import to_lab
+from adapters.markers.outline_verifier import (
+    FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features)
+from adapters.markers.scenes import FAR_CORNER, box_training_scene
+from train.markers_outline_verifier import main as train_main, strict_threshold
+
+from marker_oracles import OracleFinder
+from test_markers_boxes import BOXES, noisy, outlines_only, read_boxes
+
+A, B = BOXES["A"], BOXES["B"]
+RED = np.array([255, 0, 0])
+
+
+class Yes:
+    """A verifier that accepts every rectangle it is asked about, and keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = []
+
+    def accepts(self, measures, reason):
+        self.asked.append((measures.box, reason))
+        return True
+
+
+def gapped(image, scene, box, fraction=0.45):
+    """`image` with the middle `fraction` of `box`'s top side painted over by `scene`."""
+    x0, y0, x1, _ = box
+    a, b = int(x0 + (x1 - x0) * (1 - fraction) / 2), int(x1 - (x1 - x0) * (1 - fraction) / 2)
+    out = image.copy()
+    out[int(y0) - 3:int(y0) + 4, a:b] = scene[int(y0) - 3:int(y0) + 4, a:b]
+    return out
+
+
+def test_the_rules_measure_every_side_and_name_why_a_rectangle_fails():
+    scene = noisy(3)
+    image = outlines_only(scene, {"A": A})
+    lab = to_lab(image)
+    colour = lab[int(round(A[1])), int(A[0] + A[2]) // 2]
+    whole = measure_outline(lab, A, 2.0, colour, 40.0)
+    assert rejection(whole) is None and all(s.coverage > 0.9 for s in whole.sides)
+    broken = measure_outline(to_lab(gapped(image, scene, A)), A, 2.0, colour, 40.0)
+    top, *others = broken.sides
+    assert rejection(broken) == "coverage"
+    assert top.coverage < MIN_COVERAGE and all(s.coverage > 0.9 for s in others)
+
+
+def test_a_verifier_may_take_a_rectangle_the_rules_turned_away_and_its_outline_says_so():
+    scene = noisy(3)
+    image = to_lab(gapped(outlines_only(scene, {"A": A}), scene, A))
+    assert fit_outline(image, A) is None
+    yes = Yes()
+    outline = fit_outline(image, A, verifier=yes)
+    assert outline is not None and outline.learned and max(abs(np.subtract(outline.box, A))) <= 1.0
+    assert [reason for _, reason in yes.asked] == ["coverage"]
+
+
+def test_read_boxes_asks_the_verifier_only_at_a_corner_that_starts_no_outline_by_the_rules():
+    """A is drawn whole and B's top side is broken: the verifier is asked about B's rectangles
+    only, A's outline is the rules' own, and without a verifier B stays missing."""
+    scene = noisy(4)
+    image = gapped(outlines_only(scene, BOXES), scene, B, fraction=0.5)
+    finder = OracleFinder([(A[0], A[1], {"A": 0.9}), (B[0], B[1], {"B": 0.9}), (A[2], A[3], {FAR_CORNER: 0.9}),
+                           (B[2], B[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert "A" in markers and "B" in missing and "starts a drawn outline" in missing["B"]
+    yes = Yes()
+    markers, missing, outlines = read_boxes(image, ["A", "B"], finder, verifier=yes)
+    assert not missing and max(abs(np.subtract(markers["B"].box, B))) <= 1.0
+    assert yes.asked and all(abs(box[0] - B[0]) <= 4 and abs(box[1] - B[1]) <= 4 for box, _ in yes.asked)
+    learned = {o.box: o.learned for o in outlines}
+    assert learned[markers["B"].box] and not learned[markers["A"].box]
+
+
+def sure_verifier(logit: float) -> OutlineVerifier:
+    net = OutlineVerifierNet(width=4)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.layers[-1].bias.fill_(logit)
+    return OutlineVerifier(net, {"threshold": 0.5})
+
+
+def test_only_coverage_and_crossing_verdicts_may_be_overruled():
+    scene = noisy(3)
+    lab = to_lab(gapped(outlines_only(scene, {"A": A}), scene, A))
+    measures = measure_outline(lab, A, 2.0, lab[int(round(A[3])), int(A[0] + A[2]) // 2], 40.0)
+    sure, doubtful = sure_verifier(8.0), sure_verifier(-8.0)
+    assert sure.probability(measures) > 0.99 and doubtful.probability(measures) < 0.01
+    assert sure.accepts(measures, "coverage") and sure.accepts(measures, "crossing")
+    assert not any(sure.accepts(measures, reason) for reason in ("hidden", "border", "sides", "colour"))
+    assert not doubtful.accepts(measures, "coverage")
+
+
+def test_features_are_finite_and_a_side_outside_the_image_reads_as_zeros():
+    scene = noisy(5)
+    cut = (150.3, 60.4, 279.0, 160.2)  # the right side on the image's last column
+    lab = to_lab(outlines_only(scene, {"A": cut}))
+    measures = measure_outline(lab, cut, 2.0, lab[60, 200], 40.0)
+    row = features(measures)
+    assert row.shape == (FEATURES,) and np.isfinite(row).all()
+    assert measures.sides[3] is None and not row[3 * SIDE_FEATURES:4 * SIDE_FEATURES].any()
+    assert row[0] == row[SIDE_FEATURES] == row[2 * SIDE_FEATURES] == 1.0  # top, bottom, left seen
+
+
+def test_the_strict_threshold_accepts_no_false_rectangle_it_was_chosen_on():
+    probabilities = np.array([0.2, 0.7, 0.9, 0.95, 0.6], np.float32)
+    drawn = np.array([False, False, True, True, True])
+    threshold = strict_threshold(probabilities, drawn)
+    assert 0.7 < threshold <= 0.9 and (probabilities[~drawn] < threshold).all()
+    assert (probabilities[drawn] >= threshold).sum() == 2
+
+
+def test_box_training_scenes_list_every_rectangle_drawn():
+    scene = box_training_scene(np.random.default_rng(3), ["hershey-simplex"])
+    labelled = [(x, y) for x, y, c in scene.points if c in ("A", "B", "C", "D")]
+    assert all(any(abs(r[0] - x) < 1e-6 and abs(r[1] - y) < 1e-6 for r in scene.rectangles) for x, y in labelled)
+    fars = [(x, y) for x, y, c in scene.points if c == FAR_CORNER]
+    assert len(scene.rectangles) == len(fars)
+
+
+def test_training_script_writes_weights_with_their_record(tmp_path):
+    path = tmp_path / "verifier.safetensors"
+    assert train_main(["--output", str(path), "--scenes", "12", "--validation", "6", "--workers", "1",
+                       "--width", "8"]) == 0
+    verifier = OutlineVerifier.load(path)
+    record = verifier.record
+    assert verifier.net.width == 8 and len(record["sha256"]) == 64 and record["scenes"] == 12
+    assert 0 < verifier.threshold <= 1.0 and record["validation"]["false_accepted"] == 0
+    assert record["fit"]["rectangles"] > 0 and record["corner_finder_sha256"]
+
+
+def test_missing_weights_name_the_command_that_makes_them(tmp_path):
+    with pytest.raises(FileNotFoundError, match="train.markers_outline_verifier"):
+        OutlineVerifier.load(tmp_path / "absent.safetensors")
+
+
+def test_the_shipped_verifier_accepted_no_false_rectangle_of_its_validation_scenes():
+    verifier = default_outline_verifier()
+    assert verifier is not None, "weights/outline_verifier.safetensors ships with the repository"
+    held = verifier.record["validation"]
+    assert held["false_accepted"] == 0 and held["drawn_accepted"] > 0 and held["rectangles"] > held["drawn"]
+    assert verifier.record["fonts"] and "threshold" in verifier.record

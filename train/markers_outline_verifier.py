@@ -1,0 +1,166 @@
+"""Train the outline verifier (adapters/markers/outline_verifier.py) on the rectangles the box
+outline's hand rules turn away, on a CPU.
+
+Renders box scenes (scenes.box_training_scene: labelled boxes in the training fonts only, decoy
+rectangles, procedural backgrounds, JPEG; no photographs), reads each with parse_box.read_boxes
+and the shipped corner finder, corner reader and glyph classifier, with a recorder in the
+verifier's place: it sees exactly what the verifier is asked at run time (every rectangle the
+hand rules rejected for an overrulable reason, from a candidate corner that starts no outline by
+them), and accepts none. A rectangle is drawn when each of its coordinates lies within TOLERANCE
+px of a rectangle the scene drew (a labelled box or a decoy): the box parser's benchmark's bar.
+
+Scene i is rendered from seed [seed, i]: scenes 0..scenes-1 fit the network, the next
+`validation` ones choose its threshold, the least probability above every false rectangle's
+there (none of them accepted), and say how many drawn ones it accepts. Writes the weights with
+a JSON record (counts, threshold, validation figures, the other networks' sha256, versions) that
+OutlineVerifier.load returns with the file's sha256. About 0.3 s per scene per worker.
+
+    python -m train.markers_outline_verifier [--output adapters/markers/weights/outline_verifier.safetensors]
+        [--scenes 3000] [--validation 1000] [--workers 2] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from adapters.markers.corner_finder import BOX_LABELS, default_corner_finder
+from adapters.markers.corner_reader import default_corner_reader
+from adapters.markers.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
+from adapters.markers.parse_box import read_boxes
+from adapters.markers.scenes import box_training_scene
+from train.rendered_fit import training_fonts
+
+TOLERANCE = 2.0  # px each coordinate of a drawn rectangle may be off
+STEPS = 1000  # full-batch AdamW steps (the rows fit in memory: several thousand)
+WEIGHT_DECAY = 0.1  # (with 3000 plain Adam steps it learned the fitting rows by heart)
+
+
+class Recorder:
+    """Stands in for the verifier in read_boxes: keeps what it is asked, accepts nothing."""
+
+    def __init__(self) -> None:
+        self.asked: list = []
+
+    def accepts(self, measures, reason: str) -> bool:
+        if reason in OVERRULABLE:
+            self.asked.append(measures)
+        return False
+
+
+def harvest_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows (n, FEATURES), drawn (n,) bool) of the distinct rectangles the verifier would be asked
+    about in scene [seed, index]."""
+    torch.set_num_threads(1)
+    scene = box_training_scene(np.random.default_rng([seed, index]), training_fonts())
+    labels = sorted({label for _, _, label in scene.points if label in BOX_LABELS})
+    recorder = Recorder()
+    read_boxes(scene.image, labels, default_corner_finder(), verifier=recorder)
+    rows, drawn, seen = [], [], set()
+    for measures in recorder.asked:
+        key = tuple(round(v) for v in measures.box)
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append(features(measures))
+        drawn.append(any(max(abs(np.subtract(measures.box, r))) <= TOLERANCE for r in scene.rectangles))
+    return np.zeros((0, FEATURES), np.float32) if not rows else np.stack(rows), np.array(drawn, bool)
+
+
+def _harvest(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    return harvest_scene(*args)
+
+
+def harvest(seed: int, indices: range, workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every scene's rows and labels, concatenated in scene order (the same for any `workers`)."""
+    jobs = [(seed, i) for i in indices]
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_harvest, jobs, chunksize=8)
+    else:
+        parts = [_harvest(job) for job in jobs]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def fit_network(rows: np.ndarray, drawn: np.ndarray, seed: int, width: int, steps: int = STEPS) -> OutlineVerifierNet:
+    """A network fitted full-batch (AdamW, binary cross-entropy with the drawn rectangles weighed
+    up to as much as the false ones in all)."""
+    torch.manual_seed(seed)
+    net = OutlineVerifierNet(width)
+    x, y = torch.as_tensor(rows), torch.as_tensor(drawn, dtype=torch.float32)
+    weight = torch.tensor(max((~drawn).sum(), 1) / max(drawn.sum(), 1), dtype=torch.float32)
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=weight)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=WEIGHT_DECAY)
+    for _ in range(steps):
+        optimiser.zero_grad()
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        optimiser.step()
+    # as the weights file stores them (float16), so the threshold is chosen on what ships
+    net.load_state_dict({k: v.half().float() for k, v in net.state_dict().items()})
+    return net.eval()
+
+
+def strict_threshold(probabilities: np.ndarray, drawn: np.ndarray) -> float:
+    """The least probability above every false rectangle's (1.0 when none is drawn above them)."""
+    false = probabilities[~drawn]
+    return float(np.nextafter(np.float32(false.max() if len(false) else 0.5), np.float32(1.0)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--output", type=Path, default=WEIGHTS)
+    parser.add_argument("--scenes", type=int, default=6000, help="scenes to fit on")
+    parser.add_argument("--validation", type=int, default=2000, help="scenes to choose the threshold on")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--width", type=int, default=16)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    if default_corner_finder() is None:
+        raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
+    rows, drawn = harvest(args.seed, range(args.scenes), args.workers)
+    held_rows, held_drawn = harvest(args.seed, range(args.scenes, args.scenes + args.validation), args.workers)
+    record = train(rows, drawn, held_rows, held_drawn, args, started)
+    print(json.dumps(record))
+    return 0
+
+
+def train(rows: np.ndarray, drawn: np.ndarray, held_rows: np.ndarray, held_drawn: np.ndarray,
+          args: argparse.Namespace, started: float) -> dict:
+    """Fit on (rows, drawn), choose the threshold on the held-out (validation) rows, write
+    args.output; returns the record."""
+    finder, reader = default_corner_finder(), default_corner_reader()
+    net = fit_network(rows, drawn, args.seed, args.width)
+    verifier = OutlineVerifier(net)
+    fitted = verifier.probabilities(rows)
+    held = verifier.probabilities(held_rows)
+    threshold = strict_threshold(held, held_drawn)
+    record = {
+        "seed": args.seed, "scenes": args.scenes, "validation_scenes": args.validation, "width": args.width,
+        "steps": STEPS, "weight_decay": WEIGHT_DECAY, "tolerance_px": TOLERANCE, "overrulable": list(OVERRULABLE), "threshold": threshold,
+        "fit": {"rectangles": int(len(drawn)), "drawn": int(drawn.sum()),
+                "drawn_accepted": int((fitted[drawn] >= threshold).sum()),
+                "false_accepted": int((fitted[~drawn] >= threshold).sum())},
+        "validation": {"rectangles": int(len(held_drawn)), "drawn": int(held_drawn.sum()),
+                       "drawn_accepted": int((held[held_drawn] >= threshold).sum()),
+                       "false_accepted": int((held[~held_drawn] >= threshold).sum())},
+        "fonts": training_fonts(), "corner_finder_sha256": finder.record.get("sha256"),
+        "corner_reader_sha256": reader.record.get("sha256") if reader else None,
+        "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    verifier.record = record
+    verifier.save(args.output)
+    return record
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
