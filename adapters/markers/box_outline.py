@@ -598,6 +598,26 @@ def outline_of(measures: OutlineMeasures) -> Outline:
                    measures.contrast, min(s.coverage for s in seen), len(seen), merged, tees)
 
 
+class Rejections:
+    """A Verifier that accepts nothing and keeps what the rules rejected, (measures, reason) in
+    the order asked, so that another verifier's second opinion can be had later without fitting
+    the same rectangles again (parse_box._outlines_from)."""
+
+    def __init__(self) -> None:
+        self.rejected: list[tuple[OutlineMeasures, str]] = []
+
+    def accepts(self, measures: OutlineMeasures, reason: str) -> bool:
+        self.rejected.append((measures, reason))
+        return False
+
+    def overruled_by(self, verifier: Verifier) -> Outline | None:
+        """The first rejected rectangle `verifier` accepts (as _verify would have returned it), or None."""
+        for measures, reason in self.rejected:
+            if verifier.accepts(measures, reason):
+                return replace(outline_of(measures), learned=True)
+        return None
+
+
 def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
             narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None,
             verifier: Verifier | None = None) -> Outline | None:

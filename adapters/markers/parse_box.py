@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from .box_label import CornerReading, read_corner, something_written
-from .box_outline import MIN_SIDE, Outline, Verifier, crosses_at_top_left, fit_outline, same_style
+from .box_outline import MIN_SIDE, Outline, Rejections, Verifier, crosses_at_top_left, fit_outline, same_style
 from .centre_finder import Proposal
 from .corner_finder import BOX_LABELS, CornerFinder
 from .corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader
@@ -384,14 +384,22 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
     another box's side between it and the border, passes with the border standing in for its side.)
 
     Where the hand rules pass no outline from the corner, every rectangle is tried again with
-    `verifier` allowed to overrule them (box_outline._verify): only there, so that a rectangle it
-    accepts never competes with an outline the rules passed."""
+    `verifier` allowed to overrule them (as box_outline._verify would, on what the first pass kept:
+    Rejections): only there, so that a rectangle it accepts never competes with an outline the
+    rules passed."""
     found: list[Outline] = []
+    kept: dict[tuple[float, float], Rejections] = {}  # far corner -> what the rules rejected there
 
     def tried(x1: float, y1: float, second_opinion: Verifier | None) -> bool:
         if x1 < corner.x + MIN_SIDE or y1 < corner.y + MIN_SIDE:
             return False
-        outline = fit_outline(lab, (corner.x, corner.y, x1, y1), second_opinion)
+        if second_opinion is None:
+            kept[(x1, y1)] = Rejections()
+            outline = fit_outline(lab, (corner.x, corner.y, x1, y1), kept[(x1, y1)])
+        elif (x1, y1) in kept:  # (every far corner of this pass was, as the first found nothing)
+            outline = kept[(x1, y1)].overruled_by(second_opinion)
+        else:
+            outline = fit_outline(lab, (corner.x, corner.y, x1, y1), second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
         if not any(_same(outline, o) for o in found):
