@@ -3,10 +3,10 @@ outline's hand rules turn away, on a CPU.
 
 Renders box scenes (scenes.box_training_scene: labelled boxes in the training fonts only, decoy
 rectangles, procedural backgrounds, JPEG; no photographs), reads each with parse_box.read_boxes
-and the shipped corner finder, corner reader and glyph classifier, with a recorder in the
-verifier's place: it sees exactly what the verifier is asked at run time (every rectangle the
-hand rules rejected for an overrulable reason, from a candidate corner that starts no outline by
-them), and accepts none. A rectangle is drawn when each of its coordinates lies within TOLERANCE
+and the shipped corner finder, corner reader and glyph classifier, with a recorder
+(box_outline.Rejections) in the verifier's place: it is asked exactly what the verifier is asked
+at run time (every rectangle the hand rules rejected, from a candidate corner that starts no
+outline by them), and accepts none; the rectangles rejected for an overrulable reason are kept. A rectangle is drawn when each of its coordinates lies within TOLERANCE
 px of a rectangle the scene drew (a labelled box or a decoy): the box parser's benchmark's bar.
 
 Scene i is rendered from seed [seed, i]: scenes 0..scenes-1 fit the network, the next
@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from adapters.markers.box_outline import Rejections
 from adapters.markers.corner_finder import BOX_LABELS, default_corner_finder
 from adapters.markers.corner_reader import default_corner_reader
 from adapters.markers.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
@@ -45,30 +46,18 @@ STEPS = 1000  # full-batch AdamW steps (the rows fit in memory: several thousand
 WEIGHT_DECAY = 0.1  # (with 3000 plain Adam steps it learned the fitting rows by heart)
 
 
-class Recorder:
-    """Stands in for the verifier in read_boxes: keeps what it is asked, accepts nothing."""
-
-    def __init__(self) -> None:
-        self.asked: list = []
-
-    def accepts(self, measures, reason: str) -> bool:
-        if reason in OVERRULABLE:
-            self.asked.append(measures)
-        return False
-
-
 def harvest_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
     """(rows (n, FEATURES), drawn (n,) bool) of the distinct rectangles the verifier would be asked
     about in scene [seed, index]."""
     torch.set_num_threads(1)
     scene = box_training_scene(np.random.default_rng([seed, index]), training_fonts())
     labels = sorted({label for _, _, label in scene.points if label in BOX_LABELS})
-    recorder = Recorder()
-    read_boxes(scene.image, labels, default_corner_finder(), verifier=recorder)
+    asked = Rejections()  # in the verifier's place: keeps what it is asked, accepts nothing
+    read_boxes(scene.image, labels, default_corner_finder(), verifier=asked)
     rows, drawn, seen = [], [], set()
-    for measures in recorder.asked:
+    for measures, reason in asked.rejected:
         key = tuple(round(v) for v in measures.box)
-        if key in seen:
+        if reason not in OVERRULABLE or key in seen:
             continue
         seen.add(key)
         rows.append(features(measures))

@@ -23,7 +23,7 @@ here is a 1-D search across one known side, which no library offers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -421,7 +421,7 @@ def crosses_at_top_left(lab: np.ndarray, outline: Outline) -> bool:
 
 class Verifier(Protocol):
     """A second opinion on a rectangle the hand rules rejected for `reason` (see rejection):
-    outline_verifier.OutlineVerifier, or a recorder of what is measured (its training)."""
+    outline_verifier.OutlineVerifier, or Rejections (keeps what it is asked; also how the verifier is trained)."""
 
     def accepts(self, measures: OutlineMeasures, reason: str) -> bool: ...
 
@@ -589,13 +589,13 @@ def rejection(measures: OutlineMeasures) -> str | None:
     return None
 
 
-def outline_of(measures: OutlineMeasures) -> Outline:
-    """The Outline of measured sides (whether they pass or not)."""
+def outline_of(measures: OutlineMeasures, learned: bool = False) -> Outline:
+    """The Outline of measured sides (whether they pass or not; `learned`: a verifier passed them)."""
     seen = [s for s in measures.sides if s is not None]
     tees = sum(max(a, b) > MAX_RUN_ON for a, b, _ in measures.corners())
     merged = any(s.alongside > MAX_ALONGSIDE for s in seen)
     return Outline(*measures.box, measures.width, tuple(float(v) for v in measures.measured_colour()),
-                   measures.contrast, min(s.coverage for s in seen), len(seen), merged, tees)
+                   measures.contrast, min(s.coverage for s in seen), len(seen), merged, tees, learned)
 
 
 class Rejections:
@@ -614,7 +614,7 @@ class Rejections:
         """The first rejected rectangle `verifier` accepts (as _verify would have returned it), or None."""
         for measures, reason in self.rejected:
             if verifier.accepts(measures, reason):
-                return replace(outline_of(measures), learned=True)
+                return outline_of(measures, learned=True)
         return None
 
 
@@ -631,7 +631,7 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     if reason is None:
         return outline_of(measures)
     if verifier is not None and verifier.accepts(measures, reason):
-        return replace(outline_of(measures), learned=True)
+        return outline_of(measures, learned=True)
     return None
 
 

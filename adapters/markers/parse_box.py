@@ -396,10 +396,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
         if second_opinion is None:
             kept[(x1, y1)] = Rejections()
             outline = fit_outline(lab, (corner.x, corner.y, x1, y1), kept[(x1, y1)])
-        elif (x1, y1) in kept:  # (every far corner of this pass was, as the first found nothing)
+        else:  # the first pass found nothing, so it tried every far corner this one tries
             outline = kept[(x1, y1)].overruled_by(second_opinion)
-        else:
-            outline = fit_outline(lab, (corner.x, corner.y, x1, y1), second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
         if not any(_same(outline, o) for o in found):
