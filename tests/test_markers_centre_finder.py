@@ -239,3 +239,31 @@ def test_the_finder_must_tell_the_label_from_the_other_asked_labels(a_score, pla
     assert ("C" in parsed.markers) is placed
     if not placed:
         assert "above any other asked label" in parsed.missing["C"]
+
+
+CLOSE = {**SURE, POINTS["C"]: {"C": 0.5, "A": 0.45, NONE: 0.05}}  # C's bare ring reads C barely above A
+
+
+@pytest.mark.parametrize("finder_reads, placed", [("C", True), ("A", False), (None, False)])
+def test_a_close_reading_of_a_ring_needs_the_finder_to_read_the_same(finder_reads, placed):
+    # finder_reads None: no finder at all, so no second opinion on the close reading
+    if finder_reads is None:
+        parsed = parse_image(blotted(), list(POINTS), patch_reader=OracleReader(CLOSE), centre_finder=False)
+    else:
+        parsed = parse(blotted(), [(*POINTS["C"], {finder_reads: 0.6})], CLOSE)
+    assert ("C" in parsed.markers) is placed
+    if placed:
+        assert parsed.markers["C"].source == "patch"
+    else:
+        assert "its reading is close (C p=0.50, next 0.45)" in parsed.missing["C"]
+
+
+@pytest.mark.parametrize("off, placed", [(1.0, True), (3.5, False), (8.0, True)])
+def test_a_ring_the_finder_centres_a_few_px_away_takes_no_label_by_the_reader(off, placed):
+    # the finder's centre (whatever label it reads) 2-5 px from the ring's: a smaller scene ring
+    # inside the marker's, or one fitted off-centre; farther away it is another place
+    proposal = [(POINTS["C"][0] + off, POINTS["C"][1], {"A": 0.4})]
+    parsed = parse(blotted(), proposal, {**SURE, POINTS["C"]: {"C": 0.9, NONE: 0.1}})
+    assert ("C" in parsed.markers) is placed
+    if not placed:
+        assert "centred 3.5 px from where the centre finder puts a marker" in parsed.missing["C"]

@@ -109,6 +109,9 @@ CONSTRAINED_MARGIN = 0.1
 PATCH_MIN_PROBABILITY = 0.45
 PATCH_RIVAL = 0.2
 PATCH_LONE_PROBABILITY = 0.97
+# a reading that leads the circle's next asked label by less than this needs the centre finder's
+# agreement (the photo-trained reader read two 8 px labels on noise as each other's, p 0.46 vs 0.40)
+PATCH_MARGIN = 0.1  # as FINDER_MARGIN
 FAINT_CONTRAST = 9.0
 FAINT_LIMIT = 120  # ring-filter peaks verified in that search
 # the reader's probability on labels the question does not ask above which its reading of a place is
@@ -291,9 +294,9 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
         _check_by_patches(rgb, lab, parsed, reader)
         if parsed.missing and parsed.eliminable:
             _match_eliminable_by_patches(rgb, parsed, reader)
-        judged = _place_by_patches(rgb, lab, parsed, reader) if parsed.missing else []
-        if finder is not None:
-            proposals = finder.find(rgb)
+        proposals = finder.find(rgb) if finder is not None else None
+        judged = _place_by_patches(rgb, lab, parsed, reader, proposals) if parsed.missing else []
+        if proposals is not None:
             _check_by_finder(rgb, parsed, reader, proposals)
             if parsed.missing:
                 _place_by_finder(rgb, parsed, reader, proposals, judged)
@@ -538,7 +541,8 @@ def _ring_inside(rgb: np.ndarray, lab: np.ndarray, rect, r: float) -> Circle | N
     return None
 
 
-def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader) -> list[Circle]:
+def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader,
+                      proposals: list[Proposal] | None = None) -> list[Circle]:
     """Place the labels the words left missing by what the patch reader sees around each free
     circle (in place: parsed.markers gains them, parsed.missing loses them); returns the circles
     it judged.
@@ -548,7 +552,9 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     the reader gives it most, when that probability is >= PATCH_MIN_PROBABILITY, is the circle's
     top class, no other candidate that could be a marker gives the label >= PATCH_RIVAL (else:
     which one?), and the circle matches the placed markers' rings (_rings_alike; a lone label: a
-    complete ring and PATCH_LONE_PROBABILITY). See _patch_verdict.
+    complete ring and PATCH_LONE_PROBABILITY). Where the centre finder's `proposals` are given
+    (None: no finder), the circle must also not be centred off the finder's centre there, and a
+    close reading must be the finder's too. See _patch_verdict.
     """
     used = {(m.xy[0], m.xy[1]) for m in parsed.markers.values()}
     free = [c for c in parsed.circles if (c.x, c.y) not in used]
@@ -565,7 +571,8 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     while True:
         why_not = {}
         for label in list(parsed.missing):
-            why = _patch_verdict(label, candidates, probabilities, placed_rings, lone)
+            why = (_patch_verdict(label, candidates, probabilities, placed_rings, lone)
+                   or _finder_doubts(label, candidates, probabilities, proposals, parsed))
             if why:
                 why_not[label] = why
                 continue
@@ -608,6 +615,40 @@ def _patch_verdict(label: str, candidates: list[Circle], probabilities: np.ndarr
             else "its ring is incomplete for a lone marker" if lone and c.coverage < LONE_MIN_COVERAGE
             else "its ring is unlike the other markers' rings" if not _rings_alike([c, *placed_rings])
             else "")
+
+
+def _finder_doubts(label: str, candidates: list[Circle], probabilities: np.ndarray,
+                   proposals: list[Proposal] | None, parsed: ImageParse) -> str:
+    """Why the centre finder's proposals (None: no finder) forbid `label` at the candidate circle
+    the patch reader gives it most ("" when they do not).
+
+    - The finder's nearest centre (score >= FINDER_MIN_SCORE, any label: its centres are surer
+      than its labels) is AGREED_CENTRE-FINDER_NEAR px away: the circle is a small scene ring
+      inside the marker's, or one fitted off-centre (right placements on markers_accuracy seeds 0
+      and 5 and 200x150 seed 3: all 179 within 1.6 px of it).
+    - The reading leads the circle's next asked label by less than PATCH_MARGIN: then the finder's
+      likeliest asked label there must be this one (without a finder, such a reading is refused).
+    """
+    column = probabilities[:, CLASSES.index(label)]
+    j = int(np.argmax(column))
+    c, row = candidates[j], probabilities[j]
+    asked = [*parsed.markers, *parsed.missing]
+    runner_up = max((row[CLASSES.index(other)] for other in asked if other != label), default=0.0)
+    close = column[j] - runner_up < PATCH_MARGIN
+    if proposals is None:
+        return f"its reading is close ({label} p={column[j]:.2f}, next {runner_up:.2f})" if close else ""
+    sure = [p for p in proposals if p.score >= FINDER_MIN_SCORE]
+    nearest = min(sure, key=lambda p: np.hypot(p.x - c.x, p.y - c.y), default=None)
+    off = float(np.hypot(nearest.x - c.x, nearest.y - c.y)) if nearest else np.inf
+    if AGREED_CENTRE < off <= FINDER_NEAR:
+        return f"its circle is centred {off:.1f} px from where the centre finder puts a marker"
+    if close:
+        finder_label = (max(asked, key=lambda other: nearest.scores.get(other, 0.0))
+                        if off <= AGREED_CENTRE else None)
+        if finder_label != label:
+            return (f"its reading is close ({label} p={column[j]:.2f}, next {runner_up:.2f}) and the centre finder "
+                    f"reads {finder_label or 'no marker'} there")
+    return ""
 
 
 def parser_networks() -> dict[str, str | None]:

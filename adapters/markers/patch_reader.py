@@ -6,8 +6,8 @@ on noise, saturated scenes or JPEG-smeared 1 px strokes the cut is where it fail
 skips the cut: it sees the RGB patch around a candidate centre and answers one of LABELS or
 "none" (no marker is centred here: a scene ring, a letter's bowl, plain scene). It is trained by
 train/markers_reader.py on scenes.training_scene renders in the training fonts only (never
-glyphs.HELD_OUT_FONTS), on procedural backgrounds; the weights ship in weights/ with a JSON
-record of how they were made.
+glyphs.HELD_OUT_FONTS), on procedural backgrounds and crops of scikit-image's sample photographs
+(never the benchmark's); the weights ship in weights/ with a JSON record of how they were made.
 
     reader = default_patch_reader()            # None when no weights file is installed
     probs = reader.probabilities(rgb, [(x, y), ...])  -> (n, len(CLASSES)) float32

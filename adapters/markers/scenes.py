@@ -5,7 +5,7 @@ the accuracy benchmark (benchmarks/markers_accuracy.py) and the patch reader's t
     background(rng, h, w, photos) -> (image, kind)     procedural texture, noise, gradient or photo crop
     random_points(rng, labels, h, w) -> {label: (x, y)}
     jpeg(image, quality) -> image
-    training_scene(rng, fonts) -> TrainingScene        markers plus unlabelled decoys, for the reader
+    training_scene(rng, fonts, photos=()) -> TrainingScene   markers plus unlabelled decoys, for the reader
     random_boxes(rng, labels, h, w) -> {label: (x0, y0, x1, y1)}
     box_training_scene(rng, fonts) -> TrainingScene    labelled boxes plus decoys, for the corner finder
     benchmark_case(rng, labels, photos, h, w, fonts, boxes) -> (image, truth, style, kind)   for the benchmarks
@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -25,6 +26,7 @@ from ..synthetic.textures import procedural_texture
 from .fonts import font_by_name, text_mask
 from .labels import REF
 from .render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
+from .training_photos import tinted
 
 PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "images"
 
@@ -132,13 +134,17 @@ def _decoys(rng: np.random.Generator, image: np.ndarray, fonts: list[str], avoid
     return centres
 
 
-def training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320) -> TrainingScene:
+def training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320,
+                   photos: Sequence[np.ndarray] = ()) -> TrainingScene:
     """One scene for the patch reader: markers in a random style (only `fonts`), decoys, JPEG.
 
-    Backgrounds are procedural (texture, noise, gradient): the photographs stay for the benchmark.
+    Backgrounds are procedural (texture, noise, gradient), or 2 in 5 a tinted crop of one of
+    `photos` when given (training_photos.training_photos(): never the benchmark's photographs).
     """
     labels = list(TRAINING_LABEL_SETS[int(rng.integers(len(TRAINING_LABEL_SETS)))])
-    image, _ = background(rng, height, width, [])
+    image, kind = background(rng, height, width, list(photos))
+    if kind == "photo":
+        image = tinted(rng, image)
     style = MarkerStyle.random(rng, fonts=fonts)
     points = random_points(rng, labels, height, width, spacing=float(rng.uniform(35, 70)))
     image = np.ascontiguousarray(image)

@@ -1,0 +1,51 @@
+"""The training scenes' photographs: scikit-image's sample images, tinted, never the benchmark's."""
+
+import numpy as np
+
+from adapters.markers.scenes import load_photos, training_scene
+from adapters.markers.training_photos import TRAINING_PHOTOS, tinted, training_photos
+from train.markers_reader import main as train_main
+from adapters.markers.patch_reader import PatchReader
+
+from marker_oracles import trained_and_continued
+
+
+def test_training_photos_load_as_rgb_and_are_not_the_benchmarks():
+    photos = training_photos()
+    assert len(photos) == len(TRAINING_PHOTOS)
+    for photo in photos:
+        assert photo.dtype == np.uint8 and photo.ndim == 3 and photo.shape[2] == 3
+        assert min(photo.shape[:2]) >= 240  # a 320x240 scene's crop fits inside
+    benchmark = load_photos()  # ../shared/data/images, when present: must stay unseen in training
+    for photo in photos:
+        assert not any(b.shape == photo.shape and np.array_equal(b, photo) for b in benchmark)
+
+
+def test_tint_gives_grey_photos_colour_and_follows_the_seed():
+    grey = np.repeat(np.arange(256, dtype=np.uint8)[None, :, None], 3, axis=2).repeat(4, axis=0)  # (4, 256, 3) ramp
+    a, b = tinted(np.random.default_rng(1), grey), tinted(np.random.default_rng(1), grey)
+    assert a.shape == grey.shape and a.dtype == np.uint8 and np.array_equal(a, b)
+    assert np.abs(a[..., 0].astype(int) - a[..., 1]).max() > 5  # the channels differ now
+
+
+def _uniform_background(image: np.ndarray) -> bool:
+    """Most pixels within 3 grey levels of the median colour: the flat test photo, not a procedural one."""
+    return float((np.abs(image.astype(int) - np.median(image.reshape(-1, 3), axis=0)).max(axis=2) <= 3).mean()) > 0.6
+
+
+def test_training_scenes_cut_backgrounds_from_the_photos_when_given():
+    flat = (np.full((300, 400, 3), 90, np.uint8),)  # tints to one flat colour: easy to recognise
+    fonts = ["hershey-simplex"]
+    with_photos = sum(_uniform_background(training_scene(np.random.default_rng(s), fonts, photos=flat).image)
+                      for s in range(40))
+    without = sum(_uniform_background(training_scene(np.random.default_rng(s), fonts).image) for s in range(40))
+    assert without == 0
+    assert 6 <= with_photos <= 28  # 2 in 5 of the backgrounds (16 expected)
+
+
+def test_reader_training_records_the_photos_it_trained_on(tmp_path):
+    reader, _ = trained_and_continued(train_main, PatchReader, tmp_path / "reader.pt", ["--batch", "8", "--width", "8"])
+    assert reader.record["photos"]["images"] == list(TRAINING_PHOTOS) and reader.record["photos"]["scikit_image"]
+    plain, _ = trained_and_continued(train_main, PatchReader, tmp_path / "plain.pt",
+                                     ["--batch", "8", "--width", "8", "--no-photos"])
+    assert plain.record["photos"] is None
