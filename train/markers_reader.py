@@ -6,8 +6,7 @@ scikit-image's sample photographs (training_photos.py; never the benchmark's), J
 a patch at each marker centre (jittered by up to JITTER px, as the ring detector's centres are)
 and at each decoy / glyph / scene point (class "none"). Writes the weights with a JSON record
 (seed, steps, fonts, photographs, versions, held-out fonts) that PatchReader.load returns with
-the file's sha256. The loop is
-train/rendered_fit.py's.
+the file's sha256. The loop is train/rendered_fit.py's.
 
     python -m train.markers_reader [--output adapters/markers/weights/patch_reader.safetensors] [--steps 6000]
         [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
