@@ -2,10 +2,10 @@
 
 import numpy as np
 
+from adapters.markers.patch_reader import PatchReader
 from adapters.markers.scenes import load_photos, training_scene
 from adapters.markers.training_photos import TRAINING_PHOTOS, tinted, training_photos
 from train.markers_reader import main as train_main
-from adapters.markers.patch_reader import PatchReader
 
 from marker_oracles import trained_and_continued
 

@@ -48,7 +48,7 @@ def training_photos() -> tuple[np.ndarray, ...]:
         image = np.asarray(getattr(skimage.data, name)())
         if image.ndim == 2:
             image = np.repeat(image[..., None], 3, axis=2)
-        photos.append(np.ascontiguousarray(image[..., :3], dtype=np.uint8))
+        photos.append(np.ascontiguousarray(image, dtype=np.uint8))
     return tuple(photos)
 
 
