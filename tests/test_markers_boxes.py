@@ -883,3 +883,5 @@ def test_of_two_outlines_at_a_corner_one_ending_at_another_boxs_far_corner_is_no
     teed = outline(83.4, 44.2, 223.8, 190.8, tees=1)
     assert parse_box._its_own_box([teed, to_a], [teed, to_a, a]) == [teed, to_a]
     assert parse_box._its_own_box([own], [own, a]) == [own]
+    learned = [dataclasses.replace(o, learned=True) for o in (own, to_a)]  # both passed by the verifier only
+    assert parse_box._its_own_box(learned, [*learned, a]) == learned

@@ -48,6 +48,10 @@ BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand fo
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
+# px every coordinate of an outline only the outline verifier accepted may lie from the finder's
+# two corners: the verifier weighs whether a rectangle is drawn, not whether each side is where the
+# box's is, and the false rectangles it likes best are true boxes fitted 2-3 px off one side
+LEARNED_FIT = 2.0
 # two boxes' parallel sides nearer than this fraction of their strokes' mean width overlap: on a
 # side's median profile they are one band, and where either side lies in it is unclear ...
 ON_ANOTHER_SIDE = 0.5
@@ -386,7 +390,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
     Where the hand rules pass no outline from the corner, every rectangle is tried again with
     `verifier` allowed to overrule them (as box_outline._verify would, on what the first pass kept:
     Rejections): only there, so that a rectangle it accepts never competes with an outline the
-    rules passed."""
+    rules passed, and only where the outline lies within LEARNED_FIT px of both proposed corners."""
     found: list[Outline] = []
     kept: dict[tuple[float, float], Rejections] = {}  # far corner -> what the rules rejected there
 
@@ -399,6 +403,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
         else:  # the first pass found nothing, so it tried every far corner this one tries
             outline = kept[(x1, y1)].overruled_by(second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
+            return False
+        if second_opinion is not None and max(abs(np.subtract(outline.box, (corner.x, corner.y, x1, y1)))) > LEARNED_FIT:
             return False
         if not any(_same(outline, o) for o in found):
             found.append(outline)
@@ -425,8 +431,11 @@ def _its_own_box(found: list[Outline], outlines: list[Outline]) -> list[Outline]
     when every other does; else all of them (which is the box stays unclear). From a box's corner
     a second rectangle may run to another box's lines: they go on past its corners (a T,
     Outline.tees), or meet at that box's far corner, where an outline from another corner ends
-    too. The box's own rectangle has its corners to itself."""
-    if len(found) < 2:
+    too. The box's own rectangle has its corners to itself. Outlines only the verifier accepted
+    are never chosen between: the rules turned each away, so what they measured of its corners
+    (its tees) is what failed (at 640x480 the verifier passed a box's own outline and one running
+    on to another box's bottom side, and the T at the first made the second look like the box)."""
+    if len(found) < 2 or any(o.learned for o in found):
         return found
 
     def borrows(o: Outline) -> bool:
