@@ -95,7 +95,8 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
             "corner_finder_sha256": finder.record.get("sha256"),
             "corner_reader_sha256": reader.record.get("sha256") if reader else None,
-            "outline_verifier_sha256": verifier.record.get("sha256") if verifier else None, **figures,
+            "outline_verifier_sha256": verifier.record.get("sha256") if verifier else None,
+            "outline_verifier_threshold": verifier.threshold if verifier else None, **figures,
             "corner_reader_at_true_corners": {group: {"right": int(c["right"]), "corners": c["corners"],
                                                       "rate": round(c["right"] / c["corners"], 4)}
                                               for group, c in sorted(reader_read.items())},
