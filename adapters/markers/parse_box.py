@@ -50,7 +50,7 @@ SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
 # px every coordinate of an outline only the outline verifier accepted may lie from the finder's
 # two corners: the verifier weighs whether a rectangle is drawn, not whether each side is where the
-# box's is, and the false rectangles it likes best are true boxes fitted 2-3 px off one side
+# box's is, and among the false rectangles it likes best are true boxes fitted 2-3 px off one side
 LEARNED_FIT = 2.0
 # two boxes' parallel sides nearer than this fraction of their strokes' mean width overlap: on a
 # side's median profile they are one band, and where either side lies in it is unclear ...
