@@ -372,6 +372,49 @@ def test_a_circle_left_over_by_a_network_placement_elsewhere_is_not_taken():
     assert "1 free circles" in parsed.missing["B"]
 
 
+def _bare_rings(points, style, bare):
+    """`points` drawn with their labels, except those in `bare`: rings alone, no word beside them
+    (the words can place nothing there, not even by elimination)."""
+    drawn = draw_points(gradient(3), {k: v for k, v in points.items() if k not in bare}, style)
+    for label in bare:
+        x, y = points[label]
+        cv2.circle(drawn, (int(x * 16), int(y * 16)), int(style.radius * 16), style.colour, style.ring_width,
+                   cv2.LINE_AA, 4)
+    return drawn
+
+
+@pytest.mark.parametrize("at_b, at_d, third, placed", [
+    # seed 9 image 177's readings: D's ring reads B 0.49, D 0.45 (neither placed alone); B's B 0.93
+    ({"B": 0.93, "D": 0.04}, {"B": 0.49, "D": 0.45}, None, True),
+    # seed 0 image 15's: D's ring surely misread as B, the right matching no likelier than the swap
+    ({"B": 0.61, "D": 0.11}, {"B": 0.74, "D": 0.05}, None, False),
+    # a third free ring in the markers' style that reads D 0.25: three circles for two labels
+    ({"B": 0.93, "D": 0.04}, {"B": 0.49, "D": 0.45}, {"D": 0.25}, False),
+])
+def test_labels_left_missing_go_to_as_many_free_circles_by_the_patch_readers_likeliest_matching(
+        at_b, at_d, third, placed):
+    """B's and D's rings have no word beside them, and the patch reader is unsure at each alone.
+    Placed together when exactly two free rings read as them and one matching is PATCH_MATCH_RATIO
+    times likelier than the swap, each label read with p >= PATCH_MATCH_MIN; else both stay missing."""
+    from adapters.markers.patch_reader import NONE
+    from tests.marker_oracles import OracleReader
+    extra = (260.0, 120.0)
+    drawn = _bare_rings({**FOUR_POINTS, "X": extra}, ELIMINATION_STYLE, {"B", "D"} | ({"X"} if third else set()))
+    table = {**{FOUR_POINTS[k]: {k: 0.9, NONE: 0.1} for k in "AC"},
+             FOUR_POINTS["B"]: {**at_b, NONE: 1 - sum(at_b.values())},
+             FOUR_POINTS["D"]: {**at_d, NONE: 1 - sum(at_d.values())},
+             **({extra: {**third, NONE: 1 - sum(third.values())}} if third else {})}
+    parsed = parse_image(drawn, list(FOUR_POINTS), patch_reader=OracleReader(table), centre_finder=False)
+    for label, m in parsed.markers.items():
+        assert np.hypot(*np.subtract(m.xy, FOUR_POINTS[label])) <= 2.0, label
+    if placed:
+        assert not parsed.missing and {parsed.markers[k].source for k in "BD"} == {"patch"}
+    else:
+        assert {"B", "D"} <= set(parsed.missing)
+        if not third:
+            assert "no matching stands out" in parsed.missing["D"]
+
+
 @pytest.mark.parametrize("font", ["hershey-simplex", "hershey-triplex", "dejavusans-bold"])
 def test_several_unread_labels_are_told_apart_by_reading_against_them_only(font):
     """Labels drawn as the digits a small B and D are misread as ("8", "0"): no word reads as B

@@ -28,7 +28,9 @@ When the words' elimination had as many circles as unread labels but could not t
 which, the patch reader tells them apart where one matching is far likelier than any other
 (`_match_eliminable_by_patches`, before it places any label itself); and when the networks
 placed some of those labels on those circles, the rest take the circles left
-(`_place_by_elimination` again). A marker placed by elimination is taken back on less of
+(`_place_by_elimination` again). Two or more labels still missing, with exactly as many free
+circles in the markers' style reading as them, go to the patch reader's matching of the lot
+when it is as decisive (`_match_left_by_patches`). A marker placed by elimination is taken back on less of
 the patch reader's contrary evidence than a word-placed one (ELIMINATION_VETO). When a different
 circle for some label costs nearly as much, or a label has no reading beside any circle, the
 parser raises MarkerError instead of guessing.
@@ -300,6 +302,8 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
             _check_by_finder(rgb, parsed, reader, proposals)
             if parsed.missing:
                 _place_by_finder(rgb, parsed, reader, proposals, judged)
+        if len(parsed.missing) >= 2:
+            _match_left_by_patches(rgb, parsed, reader, judged)
         by_networks = sorted(label for label, m in parsed.markers.items() if m.source in ("patch", "finder"))
         if parsed.missing and by_networks:
             before = set(parsed.markers)
@@ -441,14 +445,10 @@ def _match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: Pa
                                                            for j in columns]), parsed)
     chance = np.array([[probabilities[col, CLASSES.index(label)] for col in range(len(columns))]
                        for label in unreadable])  # chance[k, col]: label k at circle columns[col]
-    ranked = sorted(((float(np.prod([chance[k, col] for k, col in enumerate(order)])), order)
-                     for order in itertools.permutations(range(len(columns)))), reverse=True)
-    (best, order), runner_up = ranked[0], ranked[1][0]
-    weakest = min(chance[k, col] for k, col in enumerate(order))
-    if best < PATCH_MATCH_RATIO * runner_up or weakest < PATCH_MATCH_MIN:
+    order, why = _decisive_matching(chance)
+    if why:
         for label in unreadable:
-            parsed.missing[label] += (f"; patch reader at those circles: no matching stands out (likeliest "
-                                      f"{best:.2g}, next {runner_up:.2g}, its least sure label p={weakest:.2f})")
+            parsed.missing[label] += f"; patch reader at those circles: {why}"
         return
     for k, col in enumerate(order):
         label, c = unreadable[k], parsed.circles[columns[col]]
@@ -457,6 +457,64 @@ def _match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: Pa
         parsed.markers[label] = Marker(label, (c.x, c.y), float(chance[k, col]) * c.coverage, radius=c.r,
                                        ring_width=c.width, label_box=tuple(int(v) for v in word.rect),
                                        colour=c.colour, source="elimination")
+
+
+def _decisive_matching(chance: np.ndarray) -> tuple[tuple[int, ...], str]:
+    """chance[k, i]: the patch reader's probability of label k at circle i (as many circles as
+    labels) -> (the matching, circle of each label, whose product of probabilities beats every
+    other matching's PATCH_MATCH_RATIO times with each label read with p >= PATCH_MATCH_MIN, "")
+    or ((), why there is none)."""
+    ranked = sorted(((float(np.prod([chance[k, i] for k, i in enumerate(order)])), order)
+                     for order in itertools.permutations(range(chance.shape[1]))), reverse=True)
+    (best, order), runner_up = ranked[0], ranked[1][0]
+    weakest = min(chance[k, i] for k, i in enumerate(order))
+    if best < PATCH_MATCH_RATIO * runner_up or weakest < PATCH_MATCH_MIN:
+        return (), (f"no matching stands out (likeliest {best:.2g}, next {runner_up:.2g}, "
+                    f"its least sure label p={weakest:.2f})")
+    return order, ""
+
+
+def _match_left_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, judged: Sequence[Circle]) -> None:
+    """Place the two or more labels still missing on as many free circles by the patch reader's
+    likeliest matching of labels to circles (_decisive_matching; in place, source "patch"), when
+    exactly that many free judged circles (`judged`: the circles _place_by_patches read) in the
+    placed markers' style read any missing label with p >= PATCH_RIVAL.
+
+    Each circle alone may be unsure: at 8 px, D's ring read B 0.49 and D 0.45 while B's own ring
+    read B 0.93, so _place_by_patches placed neither (two circles read as B; D below
+    PATCH_MIN_PROBABILITY), yet B on its ring and D on D's is 21 times likelier than the swap
+    (markers_accuracy seed 9, image 177). Where the reader misreads one circle surely (B 0.74 at
+    D's ring, D 0.05 there and 0.11 at B's: seed 0, image 15), no matching stands out or one
+    label reads below PATCH_MATCH_MIN, and the labels stay missing. A third circle that reads as
+    a missing label leaves the count off, and nothing is placed."""
+    placed = [m.xy for m in parsed.markers.values()]
+    placed_at = set(placed)
+    placed_rings = [c for c in [*parsed.circles, *judged] if (c.x, c.y) in placed_at]
+    free = [c for c in judged if all(np.hypot(c.x - x, c.y - y) > FINDER_NEAR for x, y in placed)
+            and _rings_alike([c, *placed_rings])]
+    if not free:
+        return
+    missing = list(parsed.missing)
+    columns = [CLASSES.index(label) for label in missing]
+    probabilities = _asked_only(reader.probabilities(rgb, [(c.x, c.y) for c in free]), parsed)
+    reading: list[tuple[Circle, np.ndarray]] = []  # one per patch: a thick ring found twice counts once
+    for c, row in sorted(zip(free, probabilities), key=lambda pair: -pair[0].coverage):
+        if row[columns].max() >= PATCH_RIVAL and not any(np.hypot(c.x - o.x, c.y - o.y) < SAME_CENTRE
+                                                         for o, _ in reading):
+            reading.append((c, row))
+    if len(reading) != len(missing) or not _rings_alike([c for c, _ in reading] + placed_rings):
+        return
+    chance = np.array([[row[column] for _, row in reading] for column in columns])
+    order, why = _decisive_matching(chance)
+    if why:
+        for label in missing:
+            parsed.missing[label] += f"; patch reader at the {len(reading)} free circles reading as these labels: {why}"
+        return
+    for k, i in enumerate(order):
+        label, c = missing[k], reading[i][0]
+        del parsed.missing[label]
+        parsed.markers[label] = Marker(label, (c.x, c.y), float(chance[k, i]) * c.coverage, radius=c.r,
+                                       ring_width=c.width, colour=c.colour, source="patch")
 
 
 def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[LabelRead]]) -> bool:
