@@ -415,6 +415,34 @@ def test_labels_left_missing_go_to_as_many_free_circles_by_the_patch_readers_lik
             assert "no matching stands out" in parsed.missing["D"]
 
 
+@pytest.mark.parametrize("d_radius, proposal, outcome", [
+    (9, None, "kept"),  # D drawn like the others: its ring stands
+    (7, None, "missing"),  # D's ring 2 px smaller than the others': no finder proposal, taken back
+    (7, (1.5, 0.0), "moved"),  # ... moved to the finder's proposal reading D (1.5 px off the ring's centre)
+])
+def test_a_ring_fitted_at_another_radius_than_the_others_is_recentred_or_taken_back(d_radius, proposal, outcome):
+    """All rings of a question are drawn alike: a ring fitted at a radius more than ODD_RADIUS px
+    from the others' median was fitted off, and its centre with it (seed 1, image 259)."""
+    from adapters.markers.patch_reader import NONE
+    from tests.marker_oracles import OracleFinder, OracleReader
+    drawn = draw_points(gradient(3), {k: v for k, v in FOUR_POINTS.items() if k != "D"}, ELIMINATION_STYLE)
+    drawn = draw_points(drawn, {"D": FOUR_POINTS["D"]}, with_style(ELIMINATION_STYLE, radius=d_radius))
+    reader = OracleReader({xy: {k: 0.9, NONE: 0.1} for k, xy in FOUR_POINTS.items()})
+    dx, dy = proposal or (0.0, 0.0)
+    moved_to = (FOUR_POINTS["D"][0] + dx, FOUR_POINTS["D"][1] + dy)
+    finder = OracleFinder([(x, y, {k: 0.9}) for k, (x, y) in FOUR_POINTS.items() if k != "D"]
+                          + ([(*moved_to, {"D": 0.9})] if proposal else []))
+    parsed = parse_image(drawn, list(FOUR_POINTS), patch_reader=reader, centre_finder=finder)
+    for label in "ABC":
+        assert np.hypot(*np.subtract(parsed.markers[label].xy, FOUR_POINTS[label])) <= 1.0, label
+    if outcome == "missing":
+        assert "D" not in parsed.markers and "fitted at radius" in parsed.missing["D"]
+    else:
+        d = parsed.markers["D"]
+        assert d.source == "parsed"
+        assert d.xy == moved_to if outcome == "moved" else np.hypot(*np.subtract(d.xy, FOUR_POINTS["D"])) <= 1.0
+
+
 @pytest.mark.parametrize("font", ["hershey-simplex", "hershey-triplex", "dejavusans-bold"])
 def test_several_unread_labels_are_told_apart_by_reading_against_them_only(font):
     """Labels drawn as the digits a small B and D are misread as ("8", "0"): no word reads as B
