@@ -30,7 +30,9 @@ which, the patch reader tells them apart where one matching is far likelier than
 placed some of those labels on those circles, the rest take the circles left
 (`_place_by_elimination` again). Two or more labels still missing, with exactly as many free
 circles in the markers' style reading as them, go to the patch reader's matching of the lot
-when it is as decisive (`_match_left_by_patches`). A marker placed by elimination is taken back on less of
+when it is as decisive (`_match_left_by_patches`). Last, a ring fitted at another radius than the
+other placed rings' is re-centred on the centre finder's proposal or taken back
+(`_check_ring_radii`). A marker placed by elimination is taken back on less of
 the patch reader's contrary evidence than a word-placed one (ELIMINATION_VETO). When a different
 circle for some label costs nearly as much, or a label has no reading beside any circle, the
 parser raises MarkerError instead of guessing.
