@@ -2,6 +2,10 @@
 for a second opinion (with a stand-in verifier, so the wiring is checked apart from the network's
 skill), the network's features and threshold, its training script, and the shipped weights."""
 
+import json
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -17,6 +21,8 @@ from adapters.markers.scenes import FAR_CORNER, box_training_scene
 from train.markers_outline_verifier import main as train_main, strict_threshold
 
 from marker_oracles import OracleFinder
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from test_markers_boxes import BOXES, noisy, outlines_only, read_boxes
 
 A, B = BOXES["A"], BOXES["B"]
@@ -172,3 +178,20 @@ def test_the_shipped_verifier_accepted_no_false_rectangle_of_its_validation_scen
     held = verifier.record["validation"]
     assert held["false_accepted"] == 0 and held["drawn_accepted"] > 0 and held["rectangles"] > held["drawn"]
     assert verifier.record["fonts"] and "threshold" in verifier.record
+
+
+def test_the_validation_benchmark_counts_each_rectangle_once_within_and_without_the_guard(capsys):
+    """benchmarks/outline_verifier_validation.py on a few validation scenes: the guard keeps a
+    subset, a higher acceptance passes no more rectangles, and every tally adds up."""
+    from outline_verifier_validation import guarded_rows, main as validation_main  # benchmarks/
+    rows, drawn, guard = guarded_rows(0, 12002)  # a scene with 4 rectangles asked about, one within the guard
+    assert len(rows) == len(drawn) == len(guard) == 4 and guard.sum() == 1
+    assert validation_main(["--start", "12000", "--scenes", "6", "--workers", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    asked, kept = out["asked"], out["within_guard"]
+    assert kept["drawn"] <= asked["drawn"] and kept["false"] <= asked["false"] and asked["drawn"] + asked["false"] > 0
+    for tally in (asked, kept):
+        passed = [tally[k] for k in sorted(k for k in tally if k.startswith("at_"))]
+        assert all(a["drawn"] >= b["drawn"] and a["false"] >= b["false"] for a, b in zip(passed, passed[1:]))
+        assert passed[0]["drawn"] <= tally["drawn"] and passed[0]["false"] <= tally["false"]
+    assert out["acceptance"] == ACCEPTANCE and out["learned_fit_px"] == LEARNED_FIT

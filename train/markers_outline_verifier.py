@@ -33,12 +33,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from adapters.markers.box_outline import Rejections
+from adapters.markers.box_outline import OutlineMeasures, Rejections
 from adapters.markers.corner_finder import BOX_LABELS, default_corner_finder
 from adapters.markers.corner_reader import default_corner_reader
 from adapters.markers.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
 from adapters.markers.parse_box import read_boxes
-from adapters.markers.scenes import box_training_scene
+from adapters.markers.scenes import TrainingScene, box_training_scene
 from train.rendered_fit import training_fonts
 
 TOLERANCE = 2.0  # px each coordinate of a drawn rectangle may be off
@@ -46,23 +46,34 @@ STEPS = 1000  # full-batch AdamW steps (the rows fit in memory: several thousand
 WEIGHT_DECAY = 0.1  # (with 3000 plain Adam steps it learned the fitting rows by heart)
 
 
-def harvest_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows (n, FEATURES), drawn (n,) bool) of the distinct rectangles the verifier would be asked
-    about in scene [seed, index]."""
-    torch.set_num_threads(1)
-    scene = box_training_scene(np.random.default_rng([seed, index]), training_fonts())
-    labels = sorted({label for _, _, label in scene.points if label in BOX_LABELS})
+def scene_labels(scene: TrainingScene) -> list[str]:
+    """The box labels a training scene draws (what read_boxes is asked for)."""
+    return sorted({label for _, _, label in scene.points if label in BOX_LABELS})
+
+
+def asked_rectangles(scene: TrainingScene) -> list[tuple[OutlineMeasures, bool]]:
+    """The distinct rectangles the verifier would be asked about in `scene` (those the hand rules
+    rejected for an overrulable reason), each with whether the scene drew it (TOLERANCE)."""
     asked = Rejections()  # in the verifier's place: keeps what it is asked, accepts nothing
-    read_boxes(scene.image, labels, default_corner_finder(), verifier=asked)
-    rows, drawn, seen = [], [], set()
+    read_boxes(scene.image, scene_labels(scene), default_corner_finder(), verifier=asked)
+    out, seen = [], set()
     for measures, reason in asked.rejected:
         key = tuple(round(v) for v in measures.box)
         if reason not in OVERRULABLE or key in seen:
             continue
         seen.add(key)
-        rows.append(features(measures))
-        drawn.append(any(max(abs(np.subtract(measures.box, r))) <= TOLERANCE for r in scene.rectangles))
-    return np.zeros((0, FEATURES), np.float32) if not rows else np.stack(rows), np.array(drawn, bool)
+        out.append((measures, any(max(abs(np.subtract(measures.box, r))) <= TOLERANCE for r in scene.rectangles)))
+    return out
+
+
+def harvest_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows (n, FEATURES), drawn (n,) bool) of the distinct rectangles the verifier would be asked
+    about in scene [seed, index]."""
+    torch.set_num_threads(1)
+    asked = asked_rectangles(box_training_scene(np.random.default_rng([seed, index]), training_fonts()))
+    if not asked:
+        return np.zeros((0, FEATURES), np.float32), np.zeros(0, bool)
+    return np.stack([features(measures) for measures, _ in asked]), np.array([drawn for _, drawn in asked], bool)
 
 
 def _harvest(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
