@@ -443,6 +443,23 @@ def test_a_ring_fitted_at_another_radius_than_the_others_is_recentred_or_taken_b
         assert d.xy == moved_to if outcome == "moved" else np.hypot(*np.subtract(d.xy, FOUR_POINTS["D"])) <= 1.0
 
 
+@pytest.mark.parametrize("p_ref, placed", [(0.93, True), (0.85, False)])
+def test_a_lone_ref_with_no_word_is_placed_where_the_patch_reader_is_sure_of_it(p_ref, placed):
+    """REF alone (Visual_Correspondence's first image), its ring bare: no style to be like, so the
+    patch reader must read it with p >= PATCH_LONE_PROBABILITY (0.9)."""
+    from adapters.markers.patch_reader import NONE
+    from tests.marker_oracles import OracleReader
+    ref = {"REF": (150.0, 110.0)}
+    drawn = _bare_rings(ref, ELIMINATION_STYLE, {"REF"})
+    reader = OracleReader({ref["REF"]: {"REF": p_ref, NONE: 1 - p_ref}})
+    parsed = parse_image(drawn, ["REF"], patch_reader=reader, centre_finder=False)
+    if placed:
+        assert parsed.markers["REF"].source == "patch"
+        assert np.hypot(*np.subtract(parsed.markers["REF"].xy, ref["REF"])) <= 1.0
+    else:
+        assert not parsed.markers and "surely enough" in parsed.missing["REF"]
+
+
 @pytest.mark.parametrize("font", ["hershey-simplex", "hershey-triplex", "dejavusans-bold"])
 def test_several_unread_labels_are_told_apart_by_reading_against_them_only(font):
     """Labels drawn as the digits a small B and D are misread as ("8", "0"): no word reads as B
