@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(args.seed, i) for i in range(args.start, args.start + args.scenes)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         parts = [p for p in pool.map(_rows, jobs, chunksize=8) if len(p[1])]
+    if not parts:
+        raise SystemExit(f"no rectangle was asked about in scenes {args.start}-{args.start + args.scenes - 1}: "
+                         "give more --scenes")
     rows = np.concatenate([p[0] for p in parts])
     drawn, guard = np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
     probabilities = verifier.probabilities(rows)
