@@ -502,8 +502,7 @@ def _match_left_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchRea
     label reads below PATCH_MATCH_MIN, and the labels stay missing. A third circle that reads as
     a missing label leaves the count off, and nothing is placed."""
     placed = [m.xy for m in parsed.markers.values()]
-    placed_at = set(placed)
-    placed_rings = [c for c in [*parsed.circles, *judged] if (c.x, c.y) in placed_at]
+    placed_rings = _placed_rings(parsed, judged)
     free = [c for c in judged if all(np.hypot(c.x - x, c.y - y) > FINDER_NEAR for x, y in placed)
             and _rings_alike([c, *placed_rings])]
     if not free:
@@ -833,8 +832,7 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
             parsed.missing[label] += "; centre finder: no free place proposed"
         return
     probabilities = _asked_only(reader.probabilities(rgb, [xy for xy, _, _ in places]), parsed)
-    placed_at = set(placed)
-    placed_rings = [c for c in [*parsed.circles, *judged] if (c.x, c.y) in placed_at]
+    placed_rings = _placed_rings(parsed, judged)
     lone = len(parsed.markers) + len(parsed.missing) == 1
     needed = (FINDER_LONE_SCORE, AGREED_LONE_PROBABILITY) if lone else (FINDER_MIN_SCORE, AGREED_PROBABILITY)
     sure = (SURE_LONE_FINDER_SCORE, SURE_LONE_PROBABILITY) if lone else (SURE_FINDER_SCORE, SURE_PROBABILITY)
@@ -905,6 +903,12 @@ def _asked_only(probabilities: np.ndarray, parsed: ImageParse) -> np.ndarray:
     unasked = probabilities[:, ~keep].sum(axis=1, keepdims=True)
     conditioned = np.where(keep, probabilities, 0.0) / np.maximum(1.0 - unasked, 1e-6)
     return np.where(unasked <= UNASKED_MAX, conditioned, probabilities)
+
+
+def _placed_rings(parsed: ImageParse, judged: Sequence[Circle]) -> list[Circle]:
+    """The rings (of the words' circles and the `judged` ones) the placed markers sit on."""
+    placed_at = {m.xy for m in parsed.markers.values()}
+    return [c for c in [*parsed.circles, *judged] if (c.x, c.y) in placed_at]
 
 
 def _rings_alike(rings: list[Circle]) -> bool:
