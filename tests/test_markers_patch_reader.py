@@ -10,6 +10,8 @@ from adapters.markers import MarkerStyle, draw_points, parse_image
 from adapters.markers.detect import find_circles
 from adapters.markers.labels import REF as REF_CLASS
 from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
+from adapters.markers.scenes import training_scene
+from train.markers_reader import OFF_CENTRE, SMALL_LABEL_HEIGHT, PatchStream, PhotoPatchStream
 from train.markers_reader import main as train_main
 
 from marker_oracles import POINTS, STYLE, OracleReader, blotted, grey, trained_and_continued
@@ -39,6 +41,41 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     assert reader.net.width == 8
     probs = reader.probabilities(grey(), [(50, 60), (120, 100)])
     assert probs.shape == (2, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+
+
+def test_small_label_scenes_draw_the_hardest_labels_and_none_when_not_asked():
+    stream = PhotoPatchStream(0, ["hershey-simplex"], small_labels=1.0)
+    rng = np.random.default_rng(0)
+    styles = [training_scene(rng, ["hershey-simplex"], **stream.style_fixed(rng)).style for _ in range(6)]
+    low, high = SMALL_LABEL_HEIGHT
+    assert all(low <= s.label_height <= high and s.polarity == "colour" for s in styles)
+    plain = PhotoPatchStream(0, ["hershey-simplex"])  # the default: every style random, no draw spent
+    rng, untouched = np.random.default_rng(1), np.random.default_rng(1)
+    assert plain.style_fixed(rng) == {} and rng.uniform() == untouched.uniform()
+
+
+def test_off_centre_patches_lie_near_a_marker_and_off_every_one_and_read_none():
+    stream = PatchStream(0, ["hershey-simplex"], off_centre=2)
+    rng = np.random.default_rng(4)
+    scene = stream.scene(rng, ["hershey-simplex"])
+    markers = [(x, y) for x, y, label in scene.points if label is not None]
+    samples = list(stream.samples(scene, rng))
+    assert len(samples) > len(scene.points)  # the scene's points, then the off-centre places
+    off = stream.off_centre_points(scene, np.random.default_rng(5))
+    assert len(off) >= len(markers)  # 2 tries per marker, few too near another
+    distances = [[np.hypot(x - mx, y - my) for mx, my in markers] for x, y in off]
+    assert all(min(d) >= OFF_CENTRE[0] and min(d) <= OFF_CENTRE[1] for d in distances)
+    assert all(int(target) == CLASSES.index(NONE) for _, target in samples[len(scene.points):])
+    assert PatchStream(0, ["hershey-simplex"]).off_centre_points(scene, rng) == []
+
+
+def test_reader_training_records_its_small_label_fraction_and_off_centre_count(tmp_path):
+    reader, _ = trained_and_continued(train_main, PatchReader, tmp_path / "reader.pt",
+                                      ["--batch", "8", "--width", "8", "--small-labels", "0.5", "--off-centre", "1"])
+    assert reader.record["small_labels"] == 0.5 and reader.record["off_centre"] == 1
+    for wrong in (["--small-labels", "1.5"], ["--off-centre", "-1"]):
+        with pytest.raises(SystemExit):
+            train_main([*wrong, "--output", str(tmp_path / "never.pt")])
 
 
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):

@@ -45,16 +45,21 @@ class SceneSamples(IterableDataset):
     def samples(self, scene: TrainingScene, rng: np.random.Generator) -> Iterator[tuple]:
         raise NotImplementedError
 
+    def style_fixed(self, rng: np.random.Generator) -> dict:
+        """MarkerStyle fields the next scene's markers take (none: all random); `scene` must accept them."""
+        return {}
+
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
         while True:
-            yield from self.samples(self.scene(rng, self.fonts), rng)
+            yield from self.samples(self.scene(rng, self.fonts, **self.style_fixed(rng)), rng)
 
 
-def fit(kind: type[TrainedNetwork], stream: type[SceneSamples], loss: Callable[..., torch.Tensor], output: Path,
-        steps: int, batch: int, seed: int, width: int, workers: int, lr: float, init: Path | None = None,
-        unit: str = "samples", device: str = "cpu", **record_extra) -> dict:
+def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamples],
+        loss: Callable[..., torch.Tensor], output: Path, steps: int, batch: int, seed: int, width: int,
+        workers: int, lr: float, init: Path | None = None, unit: str = "samples", device: str = "cpu",
+        **record_extra) -> dict:
     """Fit a `kind` network (from `init`'s weights when given, else from scratch, `width` wide)
     on `stream`'s batches; `loss(output, *targets)`; save it with its record to `output`.
 

@@ -135,17 +135,18 @@ def _decoys(rng: np.random.Generator, image: np.ndarray, fonts: list[str], avoid
 
 
 def training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320,
-                   photos: Sequence[np.ndarray] = ()) -> TrainingScene:
+                   photos: Sequence[np.ndarray] = (), **style_fixed) -> TrainingScene:
     """One scene for the patch reader: markers in a random style (only `fonts`), decoys, JPEG.
 
     Backgrounds are procedural (texture, noise, gradient), or 2 in 5 a tinted crop of one of
     `photos` when given (training_photos.training_photos(): never the benchmark's photographs).
+    style_fixed: MarkerStyle fields the markers' style takes rather than random ones.
     """
     labels = list(TRAINING_LABEL_SETS[int(rng.integers(len(TRAINING_LABEL_SETS)))])
     image, kind = background(rng, height, width, list(photos))
     if kind == "photo":
         image = tinted(rng, image)
-    style = MarkerStyle.random(rng, fonts=fonts)
+    style = MarkerStyle.random(rng, fonts=fonts, **style_fixed)
     points = random_points(rng, labels, height, width, spacing=float(rng.uniform(35, 70)))
     image = np.ascontiguousarray(image)
     decoys = _decoys(rng, image, fonts, list(points.values()))
