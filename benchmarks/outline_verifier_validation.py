@@ -6,8 +6,9 @@ false rectangle passes); parse_box accepts its outlines at ACCEPTANCE and only w
 px of the corner finder's two corners. This measures what that rule passes where the truth is
 known: the rectangles the training script's harvest asks about (train.markers_outline_verifier
 .asked_rectangles: drawn when every coordinate lies within 2 px of a labelled box or a decoy), each
-judged by the guard against every candidate corner and far corner the finder proposed in its scene
-(parse_box judges it against the corner and far corner that started it: the same or stricter).
+judged by the guard against every candidate corner and far corner parse_box takes from the finder's
+proposals in its scene (candidate_corners, far_corners; parse_box judges a rectangle against the
+corner and far corner that started it: the same or stricter, so the false counts are an upper bound).
 
     .venv/bin/python benchmarks/outline_verifier_validation.py [--start 12000] [--scenes 4000] [--workers 2]
 """
@@ -28,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.markers.corner_finder import default_corner_finder  # noqa: E402
 from adapters.markers.outline_verifier import ACCEPTANCE, default_outline_verifier, features  # noqa: E402
-from adapters.markers.parse_box import BORDER_NEAR, FAR_MIN_SCORE, LEARNED_FIT, MIN_EVIDENCE  # noqa: E402
-from adapters.markers.scenes import FAR_CORNER, box_training_scene  # noqa: E402
+from adapters.markers.parse_box import BORDER_NEAR, LEARNED_FIT, candidate_corners, far_corners  # noqa: E402
+from adapters.markers.scenes import box_training_scene  # noqa: E402
 from train.markers_outline_verifier import asked_rectangles, scene_labels  # noqa: E402
 from train.rendered_fit import training_fonts  # noqa: E402
 
@@ -46,8 +47,8 @@ def guarded_rows(seed: int, index: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     H, W = scene.image.shape[:2]
     labels = scene_labels(scene)
     proposals = default_corner_finder().find(scene.image)
-    corners = [(p.x, p.y) for p in proposals if max(p.scores[label] for label in labels) >= MIN_EVIDENCE]
-    fars = [(p.x, p.y) for p in proposals if p.scores[FAR_CORNER] >= FAR_MIN_SCORE]
+    corners = [(p.x, p.y) for p in candidate_corners(proposals, labels)]
+    fars = [(p.x, p.y) for p in far_corners(proposals)]
     # parse_box also tries a far corner near the border on the border, and the image's corner
     fars += [(W - 1.0, y) for x, y in fars if x >= W - 1 - BORDER_NEAR]
     fars += [(x, H - 1.0) for x, y in fars if y >= H - 1 - BORDER_NEAR] + [(W - 1.0, H - 1.0)]

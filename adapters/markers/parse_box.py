@@ -94,11 +94,10 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     reader = default_corner_reader() if reader is True else (reader or None)
     verifier = default_outline_verifier() if verifier is True else (verifier or None)
     proposals = finder.find(rgb)
-    fars = [p for p in proposals if p.scores[FAR_CORNER] >= FAR_MIN_SCORE]
+    fars = far_corners(proposals)
     missing = {l: f"{l!r} is not a box label ({', '.join(BOX_LABELS)})" for l in labels if l not in BOX_LABELS}
     wanted = [l for l in labels if l in BOX_LABELS]
-    read = sorted((p for p in proposals if max((p.scores[l] for l in wanted), default=0) >= MIN_EVIDENCE),
-                  key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
+    read = candidate_corners(proposals, wanted)
     corners, outlines_at, outlines, vetoes, readings, proposed = [], [], [], {}, [], []
     for p in read:
         found = _outlines_from(lab, p, fars, W, H, verifier)
@@ -160,6 +159,18 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         else:
             missing[left[0]] += f"; {why}"
     return markers, missing, outlines
+
+
+def candidate_corners(proposals: Sequence[Proposal], wanted: Sequence[str]) -> list[Proposal]:
+    """The proposals read_boxes weighs as top-left corners: those reading at least MIN_EVIDENCE as
+    one of `wanted`, strongest first, at most MAX_CORNERS."""
+    read = [p for p in proposals if max((p.scores[l] for l in wanted), default=0) >= MIN_EVIDENCE]
+    return sorted(read, key=lambda p: -max(p.scores[l] for l in wanted))[:MAX_CORNERS]
+
+
+def far_corners(proposals: Sequence[Proposal]) -> list[Proposal]:
+    """The proposals read_boxes tries as bottom-right corners (FAR_MIN_SCORE or more)."""
+    return [p for p in proposals if p.scores[FAR_CORNER] >= FAR_MIN_SCORE]
 
 
 def _outline_a_label_may_own(corner: Proposal, reading: CornerReading | None, found: list[Outline],
