@@ -744,6 +744,21 @@ def test_a_short_box_whose_label_hides_most_of_its_left_side_is_fitted(width):
     assert max(abs(np.subtract(outline.box, box))) <= 1.0
 
 
+@pytest.mark.parametrize("font", ["dejavusans-bold", "dejavusans"])
+def test_a_wide_stroke_whose_label_box_darkens_its_left_sides_colour_is_fitted(font):
+    """A 4 px box 60 px high with an 17.5 px label written inside: the label's dark box covers
+    enough of the left side that the whole side's median colour is half the stroke's and half
+    the label box's, unlike the other sides; its far half finds the same stroke in the box's own
+    colour, which is the one to weigh (benchmark seed 9 image 27: the box was left unplaced)."""
+    box = (142.7, 7.0, 253.2, 66.7)
+    scene = np.zeros((150, 280, 3), np.uint8)
+    scene[:] = (85, 75, 45)  # a plain olive brown
+    style = MarkerStyle(colour=(230, 20, 20), ring_width=4, polarity="box", label_height=17.5, font=font)
+    lab = to_lab(jpeg(draw_boxes(scene, {"A": box}, style), 85))
+    outline = fit_outline(lab, box)
+    assert outline is not None and max(abs(np.subtract(outline.box, box))) <= 1.0
+
+
 def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_one_naming_wins():
     """Both labels written unreadably ("I") and read weakly by the finder (A 0.4 at A's corner,
     B 0.45 at B's): each alone does not beat leaving it unplaced, but two corners start one outline
