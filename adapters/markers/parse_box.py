@@ -38,6 +38,7 @@ from .glyphs import GlyphClassifier, default_classifier
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
 from .types import Marker
+from .merged_side import refit_merged
 
 MIN_EVIDENCE = 0.15  # a proposal is a candidate corner when it reads this much as some expected label
 MAX_CORNERS = 7  # the most candidate corners weighed (the strongest)
@@ -125,14 +126,14 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         elif len(own_at[k]) > 1:
             missing[label] = (f"{len(own_at[k])} drawn outlines start at the corner read as {label} "
                               f"({corners[k].x:.0f}, {corners[k].y:.0f}): which is its box is unclear")
-        elif own_at[k][0].merged:
+        elif (settled := _settled(lab, own_at[k][0])) is None:
             missing[label] = (f"a side of the box read as {label} at ({corners[k].x:.0f}, {corners[k].y:.0f}) merges "
                               "with another line of its colour beside it: where it lies is unclear")
         elif _on_another_side(own_at[k][0], outlines):
             missing[label] = (f"a side of the box read as {label} at ({corners[k].x:.0f}, {corners[k].y:.0f}) overlaps "
                               "another box's side: the two strokes merge, and where it lies is unclear")
         else:
-            placed[label] = own_at[k][0]
+            placed[label] = settled
             markers[label] = _box_marker(label, placed[label], corners[k].scores[label])
     for label, marker in list(markers.items()):  # two corners a few px apart that fit one outline
         twins = [other for other, m in markers.items()
@@ -144,7 +145,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     if len(left) >= 2:
         told, why = _by_permutation(wanted, markers, proposed, corners, readings, outlines_at, lab)
         for label, outline, score in told:
-            placed[label] = outline
+            placed[label] = outline = _settled(lab, outline)
             markers[label] = _box_marker(label, outline, min(score, ELIMINATION_CONFIDENCE), source="elimination")
             del missing[label]
         for label in missing:
@@ -179,8 +180,9 @@ def _outline_a_label_may_own(corner: Proposal, reading: CornerReading | None, fo
     the finder does not say which, else None: the finder's scores for `labels` add up to
     ELIMINATION_EVIDENCE, something is written there (a word box_label reads, or a label's ink
     where labels go: the finder's readings at an unlabelled rectangle's corner reached 0.5),
-    exactly one outline starts there, where its sides lie is clear (not merged), and it is not the
-    rectangle between two overlapping boxes (their lines crossing at the corner)."""
+    exactly one outline starts there, where its sides lie is clear (not merged: its callers place
+    it _settled, as a second opinion may move it), and it is not the rectangle between two
+    overlapping boxes (their lines crossing at the corner)."""
     if len(found) != 1 or sum(corner.scores.get(l, 0.0) for l in labels) < ELIMINATION_EVIDENCE:
         return None
     outline = found[0]
@@ -214,7 +216,7 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
     if len(candidates) != 1:
         return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
                       if candidates else "no other corner read as a label starts an outline in the placed boxes' style")
-    return _box_marker(label, candidates[0], ELIMINATION_CONFIDENCE, source="elimination"), ""
+    return _box_marker(label, _settled(lab, candidates[0]), ELIMINATION_CONFIDENCE, source="elimination"), ""
 
 
 def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: list[Proposal],
@@ -361,6 +363,18 @@ def _assign(labels: list[str], corners: list[Proposal]) -> tuple[tuple[int | Non
             doubtful[label] = (f"the corner read as {label} at ({corners[best[i]].x:.0f}, {corners[best[i]].y:.0f}) "
                                f"is in doubt: {label} may as well be {where}")
     return best, doubtful
+
+
+def _settled(lab: np.ndarray, outline: Outline) -> Outline | None:
+    """The outline to place, or None where a side merged with another line of its colour leaves
+    where it lies unclear. A merged outline (Outline.merged) has that side placed by its free
+    edge (merged_side.refit_merged). An unflagged one may still have been fitted on such a band's
+    fringe (a side measured exactly NARROWER px narrower is not flagged): it is moved where a
+    clear free edge puts it (a second opinion), else placed as fitted."""
+    if outline.merged:
+        return refit_merged(lab, outline)
+    refit = refit_merged(lab, outline, second_opinion=True)
+    return outline if refit is None else refit
 
 
 def _on_another_side(outline: Outline, outlines: list[Outline]) -> bool:

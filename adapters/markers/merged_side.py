@@ -1,0 +1,137 @@
+"""Where a box's side lies when another line of its colour touches it along one edge.
+
+Two boxes' parallel sides a stroke's width apart merge into one band, and the side fitted on the
+band's profile can be either line's or a mix of both (box_outline.Outline.merged: up to 2.1 px
+off on the benchmark). The side's other edge, where only the scene lies beside it, is still
+sharp: measured as far from the side's centre as the box's unmerged sides' edges lie from
+theirs, it says where the side's centre is. The same measure is a second opinion on outlines
+box_outline did not flag, which can also sit on a band's fringe (2.0 px off, seed 13 image 68).
+No library measures this; it is a few medians over the pixels box_outline already judges.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .box_outline import ALONGSIDE, MAX_ALONGSIDE, Outline, _Line, tolerance
+
+EDGE_REACH = 3  # px past the stroke's half width (and ALONGSIDE) searched for its edges
+MAX_SHIFT = 3.0  # px: a refit moving the side further than this is no refit of the same side
+MIN_CALIBRATION = 2  # unmerged sides whose edges say how far an edge lies from the centre
+UNCLEAR_ENDS = 1.0  # px: a merged side's two ends reaching past the box's edges within this of each other
+MERGED_WIDER = 1.5  # px a side's run of ink is wider than the narrowest side's when another line merges with it
+# a second opinion (an outline box_outline did not flag) moves a side only on clearer evidence:
+CLEAR_ENDS = 2.0  # px the other line's end reaches further past than the free end, at least
+STEADY = 0.75  # share of positions whose free end lies within 1 px of its median, at least
+MIN_WIDTH = 2.5  # px: a thinner stroke's edges, measured at whole pixels, are as coarse as the shift sought
+MIN_CONTRAST = 15.0  # Lab units: a fainter stroke's ink is not told from the scene reliably enough
+
+
+@dataclasses.dataclass(frozen=True)
+class _SideInk:
+    """The ink run across one side at each position along it: its ends (px from the side's fitted
+    centre row, rounded), and how often another line of the colour touches it on one side."""
+
+    across: float  # the fitted centre line
+    low: np.ndarray  # (n,) offset of the run's first ink row (towards 0)
+    high: np.ndarray  # (n,) offset of its last
+    alongside: float  # fraction of positions with another line of the colour on one side only
+
+
+def _side_ink(lab: np.ndarray, outline: Outline, side: int) -> _SideInk | None:
+    """The ink across side `side` (0 top, 1 bottom, 2 left, 3 right), or None when it lies outside
+    the image or is too short to measure."""
+    x0, y0, x1, y1 = outline.box
+    across, start, end, transposed = ((y0, x0, x1, False), (y1, x0, x1, False),
+                                      (x0, y0, y1, True), (x1, y0, y1, True))[side]
+    H, W = lab.shape[:2]
+    limit_across, limit_along = (W, H) if transposed else (H, W)
+    half = outline.width / 2
+    reach = int(np.ceil(half)) + ALONGSIDE + EDGE_REACH
+    row = int(round(across))
+    if row - reach < 0 or row + reach >= limit_across:
+        return None
+    along = np.arange(int(np.ceil(start + half + 1)), int(np.floor(end - half - 1)) + 1)
+    along = along[(along >= 0) & (along < limit_along)]
+    if len(along) < 8:
+        return None
+    colour = np.asarray(outline.lab)
+    line = _Line(lab, across, transposed, colour, tolerance(outline.width, outline.contrast))
+    offsets = np.arange(-reach, reach + 1)
+    ink = np.linalg.norm(line.pixels(along, list(row + offsets)) - colour, axis=-1) <= line.tau  # (n, k)
+    centre = reach  # index of offset 0
+    # the run of ink through the centre row: its ends, scanning out from the centre
+    outward_low = ink[:, :centre + 1][:, ::-1]  # centre, centre-1, ...
+    outward_high = ink[:, centre:]
+    low = -np.argmin(np.concatenate([outward_low, np.zeros((len(along), 1), bool)], axis=1), axis=1) + 1
+    high = np.argmin(np.concatenate([outward_high, np.zeros((len(along), 1), bool)], axis=1), axis=1) - 1
+    on_centre = ink[:, centre]
+    beside = int(round(half + ALONGSIDE))
+    below, above = ink[:, centre - beside], ink[:, centre + beside]
+    return _SideInk(float(across), low[on_centre].astype(float), high[on_centre].astype(float),
+                    float((below != above).mean()))
+
+
+def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False) -> Outline | None:
+    """`outline` with each side merged with another line of its colour moved to where its free
+    edge says its centre is, or None when that cannot be told.
+
+    A side is merged where its run of ink across is wider than the narrowest side's by more than
+    MERGED_WIDER px (the other line widens it); the other sides say how far an edge lies from a
+    side's centre (at least MIN_CALIBRATION of them). Of a merged side's two ends, the one reaching
+    further past those edges is the other line's (UNCLEAR_ENDS apart at least), and the other is
+    free; a move over MAX_SHIFT px is no refit of the same side. A side with another line beside
+    it along part of its length only (more than MAX_ALONGSIDE, as box_outline flags it) whose
+    median run is not wider keeps its place when its ends lie where the box's edges do (within
+    UNCLEAR_ENDS each): the line beside it does not reach the median.
+
+    second_opinion: `outline` was not flagged merged, so moving it overrides a fit nothing
+    doubted. Its stroke must be MIN_WIDTH wide and MIN_CONTRAST strong, a merged side's ends
+    CLEAR_ENDS apart and its free end STEADY (on seeds 8 and 12, without these, it moved right
+    boxes 1.0-2.7 px: a faint cyan stroke, a 1 px one, two 2 px lines 2.4 px apart, a side with
+    scene of its colour on both edges). A None then keeps the fit."""
+    if second_opinion and (outline.width < MIN_WIDTH or outline.contrast < MIN_CONTRAST):
+        return None
+    inks = [_side_ink(lab, outline, side) for side in range(4)]
+    measured = [k for k, ink in enumerate(inks) if ink is not None and len(ink.low) >= 8]
+    if len(measured) < MIN_CALIBRATION + 1:
+        return None
+    runs = {k: float(np.median(inks[k].high - inks[k].low)) for k in measured}
+    narrowest = min(runs.values())
+    merged = [k for k in measured if runs[k] > narrowest + MERGED_WIDER]
+    clean = [inks[k] for k in measured if k not in merged]
+    if len(clean) < MIN_CALIBRATION:
+        return None
+    # how far each edge lies from a side's fitted centre, on this box's unmerged sides
+    low_edge = float(np.median([np.median(ink.low - (ink.across - round(ink.across))) for ink in clean]))
+    high_edge = float(np.median([np.median(ink.high - (ink.across - round(ink.across))) for ink in clean]))
+
+    def past_ends(ink: _SideInk) -> tuple[float, float]:
+        """(px its low end, its high end reach past where the box's edges lie)"""
+        shift = ink.across - round(ink.across)
+        return low_edge - float(np.median(ink.low - shift)), float(np.median(ink.high - shift)) - high_edge
+
+    for k in measured:
+        if k not in merged and inks[k].alongside > MAX_ALONGSIDE:
+            if max(abs(v) for v in past_ends(inks[k])) > UNCLEAR_ENDS:
+                return None
+    if not merged and not any(inks[k].alongside > MAX_ALONGSIDE for k in measured):
+        return None  # nothing merged to be seen: box_outline's flag stands
+    box = list(outline.box)
+    for k in merged:
+        ink = inks[k]
+        past_low, past_high = past_ends(ink)
+        if abs(past_high - past_low) < (CLEAR_ENDS if second_opinion else UNCLEAR_ENDS):
+            return None
+        shift = ink.across - round(ink.across)
+        free = ink.high - shift if past_high < past_low else ink.low - shift
+        if second_opinion and np.mean(np.abs(free - np.median(free)) <= 1) < STEADY:
+            return None
+        # the free end reaches past where a box's edge lies by as much as the fit is off
+        centre = ink.across - past_low if past_high > past_low else ink.across + past_high
+        if abs(centre - ink.across) > MAX_SHIFT:
+            return None
+        box[(1, 3, 0, 2)[k]] = centre
+    return dataclasses.replace(outline, x0=box[0], y0=box[1], x1=box[2], y1=box[3], merged=False)
