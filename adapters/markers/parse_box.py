@@ -35,10 +35,10 @@ from .corner_finder import BOX_LABELS, CornerFinder
 from .corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader
 from .detect import to_lab
 from .glyphs import GlyphClassifier, default_classifier
+from .merged_side import refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
 from .types import Marker
-from .merged_side import refit_merged
 
 MIN_EVIDENCE = 0.15  # a proposal is a candidate corner when it reads this much as some expected label
 MAX_CORNERS = 7  # the most candidate corners weighed (the strongest)
