@@ -130,3 +130,18 @@ def test_read_boxes_places_a_flagged_side_refitted_an_unflagged_one_moved_or_as_
     clean[60:150, 206:212] = clean[60:150, 220:226]
     plain = unflagged(clean)
     assert _settled(to_lab(clean), plain) is plain
+
+
+def test_a_flagged_side_blurred_alike_on_both_edges_stays_where_it_was_fitted():
+    """A right side 1 px wider on both edges (no other line touching it): its median run is wider
+    than the others', but both ends reach past alike and by at most EVEN_PAST, so it keeps its
+    place; 3 px past on both (the middle of a band of two lines) is still refused."""
+    image = box_with_a_line_beside("right", touching=False)
+    image[60:150, 206:212] = image[60:150, 220:226]  # the other line gone
+    image[50:156, 197] = RED
+    image[50:156, 204] = RED
+    refit = refit_merged(to_lab(image), fitted(image))
+    assert refit is not None and max(abs(np.subtract(refit.box, TRUTH))) <= 0.5
+    image[50:156, 195:197] = RED
+    image[50:156, 205:207] = RED
+    assert refit_merged(to_lab(image), fitted(image)) is None

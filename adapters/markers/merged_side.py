@@ -21,6 +21,7 @@ EDGE_REACH = 3  # px past the stroke's half width (and ALONGSIDE) searched for i
 MAX_SHIFT = 3.0  # px: a refit moving the side further than this is no refit of the same side
 MIN_CALIBRATION = 2  # unmerged sides whose edges say how far an edge lies from the centre
 UNCLEAR_ENDS = 1.0  # px: a merged side's two ends reaching past the box's edges within this of each other
+EVEN_PAST = 1.5  # px both ends of a flagged side may reach past alike when no other line widens it
 MERGED_WIDER = 1.5  # px a side's run of ink is wider than the narrowest side's when another line merges with it
 # a second opinion (an outline box_outline did not flag) moves a side only on clearer evidence:
 CLEAR_ENDS = 2.0  # px the other line's end reaches further past than the free end, at least
@@ -82,7 +83,9 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
     MERGED_WIDER px (the other line widens it); the other sides say how far an edge lies from a
     side's centre (at least MIN_CALIBRATION of them). Of a merged side's two ends, the one reaching
     further past those edges is the other line's (UNCLEAR_ENDS apart at least), and the other is
-    free; a move over MAX_SHIFT px is no refit of the same side. A side with another line beside
+    free; a move over MAX_SHIFT px is no refit of the same side. Two ends reaching past alike by at
+    most EVEN_PAST each show a blurred side and no other line: it stays where it was fitted (seed
+    8 image 148's 3 px bottom side, 0.7 px off as fitted). A side with another line beside
     it along part of its length only (more than MAX_ALONGSIDE, as box_outline flags it) whose
     median run is not wider keeps its place when its ends lie where the box's edges do (within
     UNCLEAR_ENDS each): the line beside it does not reach the median.
@@ -124,6 +127,8 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
         ink = inks[k]
         past_low, past_high = past_ends(ink)
         if abs(past_high - past_low) < (CLEAR_ENDS if second_opinion else UNCLEAR_ENDS):
+            if not second_opinion and max(past_low, past_high) <= EVEN_PAST:
+                continue  # a blurred side, no other line in its median run: it lies where fitted
             return None
         shift = ink.across - round(ink.across)
         free = ink.high - shift if past_high < past_low else ink.low - shift
