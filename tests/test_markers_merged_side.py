@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from adapters.markers.box_outline import Outline
 from adapters.markers.detect import to_lab
-from adapters.markers.merged_side import MAX_SHIFT, refit_merged
+from adapters.markers.merged_side import refit_merged
 
 RED = (230, 20, 20)
 TRUTH = (42.5, 52.5, 200.5, 152.5)  # centre lines of the 6 px strokes drawn below
@@ -74,12 +76,10 @@ def test_a_refit_further_than_max_shift_or_without_a_merged_side_is_declined(mon
         assert refit_merged(to_lab(plain), fitted(plain)) is None  # box_outline's flag stands
 
 
-def unflagged(image: np.ndarray, **changes) -> Outline:
-    """As `fitted`, but the fit did not flag the side as merged (box_outline saw no narrower side)."""
-    import dataclasses
-
-    return dataclasses.replace(fitted(image, **{k: v for k, v in changes.items() if k in ("x1", "y1")}),
-                               merged=False, **{k: v for k, v in changes.items() if k not in ("x1", "y1")})
+def unflagged(image: np.ndarray, x1: float = TRUTH[2], **fields) -> Outline:
+    """As `fitted` (right side at `x1`, other Outline `fields` changed), but the fit did not flag
+    the side as merged (box_outline saw no narrower side)."""
+    return dataclasses.replace(fitted(image, x1=x1), merged=False, **fields)
 
 
 def test_a_second_opinion_moves_an_unflagged_side_fitted_on_a_bands_fringe():
@@ -113,7 +113,7 @@ def test_a_second_opinion_declines_where_the_free_edge_is_not_clear(why):
         assert refit is not None and max(abs(np.subtract(refit.box, TRUTH))) <= 0.5
 
 
-def test_read_boxes_places_a_flagged_side_refitted_an_unflagged_one_moved_or_as_fitted():
+def test_settled_refits_a_flagged_side_and_moves_an_unflagged_one_only_on_a_clear_second_opinion():
     """parse_box._settled, which read_boxes, the naming and elimination place every outline
     through: a flagged outline is refitted (None, left unplaced, when that cannot be told); an
     unflagged one is moved where a second opinion is clear, else placed as fitted."""

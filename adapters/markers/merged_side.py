@@ -33,10 +33,10 @@ MIN_CONTRAST = 15.0  # Lab units: a fainter stroke's ink is not told from the sc
 @dataclasses.dataclass(frozen=True)
 class _SideInk:
     """The ink run across one side at each position along it: its ends (px from the side's fitted
-    centre row, rounded), and how often another line of the colour touches it on one side."""
+    centre line), and how often another line of the colour touches it on one side."""
 
     across: float  # the fitted centre line
-    low: np.ndarray  # (n,) offset of the run's first ink row (towards 0)
+    low: np.ndarray  # (n,) offset of the run's first ink row (towards 0) from `across`
     high: np.ndarray  # (n,) offset of its last
     alongside: float  # fraction of positions with another line of the colour on one side only
 
@@ -71,8 +71,8 @@ def _side_ink(lab: np.ndarray, outline: Outline, side: int) -> _SideInk | None:
     on_centre = ink[:, centre]
     beside = int(round(half + ALONGSIDE))
     below, above = ink[:, centre - beside], ink[:, centre + beside]
-    return _SideInk(float(across), low[on_centre].astype(float), high[on_centre].astype(float),
-                    float((below != above).mean()))
+    shift = across - row  # the rows are whole pixels; the ends are measured from the fitted line
+    return _SideInk(float(across), low[on_centre] - shift, high[on_centre] - shift, float((below != above).mean()))
 
 
 def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False) -> Outline | None:
@@ -108,13 +108,12 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
     if len(clean) < MIN_CALIBRATION:
         return None
     # how far each edge lies from a side's fitted centre, on this box's unmerged sides
-    low_edge = float(np.median([np.median(ink.low - (ink.across - round(ink.across))) for ink in clean]))
-    high_edge = float(np.median([np.median(ink.high - (ink.across - round(ink.across))) for ink in clean]))
+    low_edge = float(np.median([np.median(ink.low) for ink in clean]))
+    high_edge = float(np.median([np.median(ink.high) for ink in clean]))
 
     def past_ends(ink: _SideInk) -> tuple[float, float]:
         """(px its low end, its high end reach past where the box's edges lie)"""
-        shift = ink.across - round(ink.across)
-        return low_edge - float(np.median(ink.low - shift)), float(np.median(ink.high - shift)) - high_edge
+        return low_edge - float(np.median(ink.low)), float(np.median(ink.high)) - high_edge
 
     for k in measured:
         if k not in merged and inks[k].alongside > MAX_ALONGSIDE:
@@ -130,8 +129,7 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
             if not second_opinion and max(past_low, past_high) <= EVEN_PAST:
                 continue  # a blurred side, no other line in its median run: it lies where fitted
             return None
-        shift = ink.across - round(ink.across)
-        free = ink.high - shift if past_high < past_low else ink.low - shift
+        free = ink.high if past_high < past_low else ink.low
         if second_opinion and np.mean(np.abs(free - np.median(free)) <= 1) < STEADY:
             return None
         # the free end reaches past where a box's edge lies by as much as the fit is off
