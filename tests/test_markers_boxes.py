@@ -324,6 +324,65 @@ def test_a_label_only_the_corner_reader_sees_lets_elimination_take_the_last_corn
         assert set(markers) == {"A"} and "no other corner read as a label" in missing["B"]
 
 
+class SetVerifier:
+    """An outline verifier whose probability is set (the same for every rectangle); it accepts
+    none where the hand rules reject one (its ACCEPTANCE is never reached), so that only the last
+    label's weaker acceptance (last_box.LAST_ACCEPTANCE) can use it."""
+
+    def __init__(self, p):
+        self.p = p
+
+    def probability(self, measures):
+        return self.p
+
+    def accepts(self, measures, reason):
+        return False
+
+
+def test_the_last_labels_box_drawn_too_little_for_the_rules_is_placed_when_the_verifier_finds_it_likely():
+    """B's bottom side is drawn along 60% of its length only (the rules need 65%: a faint stretch
+    over a scene of its colour). A is placed and the finder reads B plainly at B's corner: a
+    rectangle from there that the verifier finds likelier than not drawn (last_box) is B's box;
+    one it finds unlikely, or whose far corner the finder is unsure of, is not, and B stays missing
+    with the reason."""
+    from adapters.markers.last_box import LAST_ACCEPTANCE
+    base = noisy(4)
+    image = draw_boxes(base, BOXES, STYLE)
+    x0, _, x1, y1 = BOXES["B"]
+    gap = slice(int(x0 + 0.3 * (x1 - x0)), int(x0 + 0.7 * (x1 - x0)))
+    image[int(y1) - 3:int(y1) + 4, gap] = base[int(y1) - 3:int(y1) + 4, gap]  # 40% of B's bottom side gone
+    finder = corners_of(BOXES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder, verifier=SetVerifier(LAST_ACCEPTANCE + 0.1))
+    assert not missing and markers["B"].source == "elimination" and markers["A"].source == "parsed"
+    assert max(abs(np.subtract(markers["B"].box, BOXES["B"]))) <= 1.0
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder, verifier=SetVerifier(LAST_ACCEPTANCE - 0.1))
+    assert set(markers) == {"A"} and "no rectangle from a corner read as B is likely drawn" in missing["B"]
+    # nor where the finder is unsure of the far corner (a proposal 9 px off a 1 px box's own, at 0.11)
+    markers, missing, _ = read_boxes(image, ["A", "B"], corners_of(BOXES, far=0.3),
+                                     verifier=SetVerifier(LAST_ACCEPTANCE + 0.1))
+    assert set(markers) == {"A"} and "no rectangle from a corner read as B is likely drawn" in missing["B"]
+    # without the verifier, the rules' verdict stands
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert set(markers) == {"A"} and "no box corner read as B starts a drawn outline" in missing["B"]
+
+
+def test_the_last_labels_likely_rectangle_is_refused_when_it_is_not_the_only_one():
+    """A line of the boxes' colour 12 px below B's bottom side, as long, makes a second rectangle
+    from B's corner that the rules turn away for its sides stopping short of its far corner, and
+    the set verifier finds it as likely as B's own: which is B's box cannot be told, and B stays
+    missing."""
+    from adapters.markers.last_box import LAST_ACCEPTANCE
+    base = noisy(4)
+    image = draw_boxes(base, BOXES, STYLE)
+    x0, _, x1, y1 = BOXES["B"]
+    gap = slice(int(x0 + 0.3 * (x1 - x0)), int(x0 + 0.7 * (x1 - x0)))
+    image[int(y1) - 3:int(y1) + 4, gap] = base[int(y1) - 3:int(y1) + 4, gap]
+    cv2.line(image, (int(x0), int(y1) + 12), (int(x1), int(y1) + 12), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    finder = OracleFinder([*corners_of(BOXES).proposals, (x1, y1 + 12.0, {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder, verifier=SetVerifier(LAST_ACCEPTANCE + 0.1))
+    assert set(markers) == {"A"} and "2 rectangles from corners read as B are likely drawn" in missing["B"]
+
+
 def test_elimination_refuses_a_decoy_or_an_outline_in_another_style():
     decoy = (236.4, 168.3, 272.6, 208.2)  # clear of the other boxes, labelled "L" (as unclear as B's "I")
     image = draw_boxes(noisy(4), {**UNCLEAR_B, "L": decoy}, STYLE)

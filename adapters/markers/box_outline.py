@@ -603,15 +603,21 @@ def rejection(measures: OutlineMeasures) -> str | None:
     # to the corner (one box's corner with another's far corner leaves a gap there). Not checked
     # at the top-left corner: the label is written there, and the corner finder read the corner
     # with its label.
-    for a, b, drawn_up_to in measures.corners():
-        if max(a, b) > MAX_RUN_ON and not (drawn_up_to and min(a, b) <= T_STUB):
-            return "crossing"
+    if lines_cross(measures):
+        return "crossing"
     if len(seen) < 2:
         return "sides"
     measured = measures.measured_colour()
     if any(not _alike(s.colour, measured, width) for s in seen):
         return "colour"
     return None
+
+
+def lines_cross(measures: OutlineMeasures) -> bool:
+    """Whether lines go on past one of the rectangle's unlabelled corners as two boxes' lines
+    crossing do (rejection's "crossing": both go on, or one does where the sides stop short of it)."""
+    return any(max(a, b) > MAX_RUN_ON and not (drawn_up_to and min(a, b) <= T_STUB)
+               for a, b, drawn_up_to in measures.corners())
 
 
 def outline_of(measures: OutlineMeasures, learned: bool = False) -> Outline:

@@ -1,0 +1,91 @@
+"""The last label's box where no rule passes its outline: the outline verifier, asked with what
+the question already says.
+
+When every other label asked is placed, the question says one more box is drawn, in their style,
+with this label at its corner. The outline verifier's ACCEPTANCE (0.96) is chosen for rectangles
+anywhere in the image, most of which are not drawn boxes. Here the finder reads the label at the
+corner and sees a box's far corner at the other end, so a rectangle between them that the
+verifier finds likelier than not drawn (LAST_ACCEPTANCE) is the label's box, when:
+
+- the rules turned it away only for a side drawn too little (coverage), no line going on past
+  its far corners as two boxes' lines crossing do;
+- it lies within LEARNED_FIT px of the finder's two corners;
+- it does not end at a placed box's far corner (it would borrow that box's sides);
+- it is the only such rectangle from every corner read as the label;
+- no outline the rules pass starts at such a corner (read_boxes weighed it, and its doubts
+  stand);
+- it is drawn like the placed boxes, does not start where two lines cross, and the word at its
+  corner does not read as another label or letter.
+
+Anything else leaves the label missing, with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from .box_label import read_corner
+from .box_outline import (MIN_SIDE, Outline, OutlineMeasures, Rejections, crosses_at_top_left, fit_outline, lines_cross,
+                          outline_of, same_style)
+from .centre_finder import Proposal
+from .glyphs import GlyphClassifier
+from .scenes import FAR_CORNER
+
+# the verifier's probability at which a rectangle from a corner read as the last label is its box
+# (the shipped ACCEPTANCE is 0.96), and the finder's far-corner score its other end needs (a
+# proposal at 0.11, 9 px below a 1 px box's own corner on noise, ended a wrong one: seed 14 image 130)
+LAST_ACCEPTANCE = 0.5
+LAST_FAR = 0.5
+
+
+class ProbabilityVerifier(Protocol):
+    def probability(self, measures: OutlineMeasures) -> float: ...
+
+
+def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read: Sequence[Proposal],
+             fars: Sequence[Proposal], lab: np.ndarray, verifier: ProbabilityVerifier, classifier: GlyphClassifier,
+             corner_fit: float, learned_fit: float, same_box: float) -> tuple[Outline | None, str]:
+    """(the outline of `label`'s box, "") or (None, why not); see the module doc.
+
+    read: the candidate corners (the finder's proposals reading some asked label); fars: the
+    bottom-right corners proposed; placed: the other labels' outlines; corner_fit, learned_fit,
+    same_box: parse_box's tolerances (px)."""
+    found: list[Outline] = []
+    for corner in read:
+        asked = {l: corner.scores.get(l, 0.0) for l in labels}
+        if max(asked, key=asked.get) != label:
+            continue
+        if any(max(abs(o.x0 - corner.x), abs(o.y0 - corner.y)) < corner_fit for o in placed.values()):
+            continue
+        for far in fars:
+            if far.x < corner.x + MIN_SIDE or far.y < corner.y + MIN_SIDE:
+                continue
+            rejected = Rejections()
+            if fit_outline(lab, (corner.x, corner.y, far.x, far.y), rejected) is not None:
+                return None, f"a corner read as {label} starts an outline the rules pass, and it was not placed"
+            if far.scores.get(FAR_CORNER, 0.0) < LAST_FAR:
+                continue
+            for measures, reason in rejected.rejected:
+                if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < LAST_ACCEPTANCE:
+                    continue
+                outline = outline_of(measures, learned=True)
+                if max(abs(np.subtract(outline.box, (corner.x, corner.y, far.x, far.y)))) > learned_fit:
+                    continue
+                if any(max(abs(outline.x1 - o.x1), abs(outline.y1 - o.y1)) < same_box for o in placed.values()):
+                    continue
+                if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
+                    found.append(outline)
+    if len(found) != 1:
+        return None, (f"{len(found)} rectangles from corners read as {label} are likely drawn"
+                      if found else f"no rectangle from a corner read as {label} is likely drawn")
+    outline = found[0]
+    if not all(same_style(outline, o) for o in placed.values()):
+        return None, f"the likeliest rectangle from a corner read as {label} is not drawn like the placed boxes"
+    if crosses_at_top_left(lab, outline):
+        return None, f"the likeliest rectangle from a corner read as {label} starts where two lines cross"
+    reading = read_corner(lab, outline, tuple(labels), classifier)
+    if reading is not None and reading.contradicts(label):
+        return None, f"the word at the likeliest rectangle's corner reads as {reading.nearest}"
+    return outline, ""
