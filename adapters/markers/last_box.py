@@ -22,7 +22,7 @@ Anything else leaves the label missing, with the reason.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -40,7 +40,10 @@ LAST_ACCEPTANCE = 0.5
 LAST_FAR = 0.5
 
 
+@runtime_checkable
 class ProbabilityVerifier(Protocol):
+    """A verifier that says how likely a measured rectangle is drawn (outline_verifier.OutlineVerifier)."""
+
     def probability(self, measures: OutlineMeasures) -> float: ...
 
 

@@ -35,7 +35,7 @@ from .corner_finder import BOX_LABELS, CornerFinder
 from .corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE, CornerReader, default_corner_reader
 from .detect import to_lab
 from .glyphs import GlyphClassifier, default_classifier
-from .last_box import last_box
+from .last_box import ProbabilityVerifier, last_box
 from .merged_side import refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
@@ -169,7 +169,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     if len(left) == 1 and markers:
         last, why = _by_elimination(left[0], {l: placed[l] for l in markers}, proposed, readings, label_seen,
                                     outlines_at, lab)
-        if last is None and verifier is not None:
+        if last is None and isinstance(verifier, ProbabilityVerifier):  # (a bare second opinion cannot be asked)
             outline, why_not = last_box(left[0], wanted, {l: placed[l] for l in markers}, read, fars, lab, verifier,
                                         classifier, CORNER_FIT, LEARNED_FIT, SAME_BOX)
             settled = _settled(lab, outline) if outline is not None else None
