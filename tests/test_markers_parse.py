@@ -180,7 +180,7 @@ def test_red_label_on_orange_background():
 
 
 @pytest.mark.xfail(strict=True, reason="parser finds fewer than 99% of rendered markers yet (issue #4 target; "
-                   "this test's 40 images: 97.8%; benchmarks/markers_accuracy.py --n 300 --seed 0: 98.5%, "
+                   "this test's 40 images: 96.8%; benchmarks/markers_accuracy.py --n 300 --seed 0: 98.5%, "
                    "held-out fonts 100%, labels on a dark box 99.7%)")
 def test_rendered_backgrounds_meet_the_99_percent_target():
     figures = evaluate(n=40, seed=12, height=150, width=200)
@@ -212,31 +212,6 @@ def test_the_one_unreadable_label_is_placed_by_elimination():
     assert parsed.markers["C"].source == "elimination" and parsed.markers["A"].source == "parsed"
     assert parsed.markers["C"].confidence < parsed.markers["A"].confidence
     assert parsed.markers["C"].to_json()["source"] == "elimination"
-
-
-def test_the_label_left_after_the_patch_reader_placed_one_with_no_word_is_placed_by_elimination():
-    """A's label is not drawn at all and C's is an inked blob: the words read B only, and leave one
-    circle with an unread word beside it (C's) for two unread labels, so elimination waits. The
-    patch reader then reads A surely on A's ring, which had no word: the circle left is C's
-    (200x150 seed 12 image 14: before, C stayed missing). Where the patch reader instead puts A on
-    the circle with the unread word, the count is off again and C stays missing."""
-    from adapters.markers.patch_reader import NONE
-    from adapters.markers.render import draw_points_layout
-    from tests.marker_oracles import OracleReader
-    base = gradient(3)
-    drawn = _blot_labels(base, ELIMINATION_POINTS, ELIMINATION_STYLE, {"C"})
-    _, layout = draw_points_layout(base, ELIMINATION_POINTS, ELIMINATION_STYLE)
-    x0, y0, x1, y1 = next(label.rect for label in layout if label.label == "A")
-    drawn[y0:y1, x0:x1] = base[y0:y1, x0:x1]  # A's label not drawn
-    a, b, c = (ELIMINATION_POINTS[k] for k in "ABC")
-    unsure_c = {"C": 0.3, "B": 0.1, NONE: 0.6}  # below PATCH_MIN_PROBABILITY, and no veto
-    reader = OracleReader({a: {"A": 0.95, NONE: 0.05}, b: {"B": 0.95, NONE: 0.05}, c: unsure_c})
-    parsed = parse_image(drawn, list(ELIMINATION_POINTS), patch_reader=reader, centre_finder=False)
-    assert parsed.markers["A"].source == "patch" and parsed.markers["C"].source == "elimination"
-    assert all(np.hypot(*np.subtract(parsed.markers[k].xy, xy)) <= 2.0 for k, xy in ELIMINATION_POINTS.items())
-    misread = OracleReader({a: {NONE: 0.6, "C": 0.4}, b: {"B": 0.95, NONE: 0.05}, c: {"A": 0.95, NONE: 0.05}})
-    parsed = parse_image(drawn, list(ELIMINATION_POINTS), patch_reader=misread, centre_finder=False)
-    assert "C" in parsed.missing
 
 
 def test_elimination_refuses_two_unreadable_labels_or_two_free_circles():

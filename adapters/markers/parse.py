@@ -196,8 +196,6 @@ class ImageParse:
     ambiguous: set[str] = field(default_factory=set)
     # circles the words' elimination left, as many as its labels: circle index -> the unread words beside it
     eliminable: dict[int, list[LabelRead]] = field(default_factory=dict)
-    # ... and, when they were fewer than its labels, those circles (_networks_placed_the_unseen)
-    too_few: dict[int, list[LabelRead]] = field(default_factory=dict)
 
 
 def _rect_distance(x: float, y: float, rect) -> float:
@@ -420,8 +418,7 @@ def _place_by_elimination(parsed: ImageParse, classifier: GlyphClassifier, shape
         # as many candidate circles as unread labels: the words could not tell which is which
         # (or placed them all); the networks may place some of them and leave the rest decided
         parsed.eliminable = candidates if len(candidates) == len(unreadable) else {}
-        parsed.too_few = candidates if len(candidates) < len(unreadable) else {}
-    elif not (_networks_took_eliminable(parsed, candidates) or _networks_placed_the_unseen(parsed, candidates)):
+    elif not _networks_took_eliminable(parsed, candidates):
         return
     by_elimination, why = _by_elimination(unreadable, candidates, classifier)
     for label in unreadable:
@@ -531,24 +528,6 @@ def _match_left_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchRea
         del parsed.missing[label]
         parsed.markers[label] = Marker(label, (c.x, c.y), float(chance[k, i]) * c.coverage, radius=c.r,
                                        ring_width=c.width, colour=c.colour, source="patch")
-
-
-def _networks_placed_the_unseen(parsed: ImageParse, candidates: dict[int, list[LabelRead]]) -> bool:
-    """Whether the words' elimination had left fewer circles than unread labels (parsed.too_few:
-    some label's word was seen beside no circle), the networks placed labels on other circles
-    only, and the circles left (`candidates`) are the words' circles still. The networks then found
-    the labels whose words were not seen, and the words' circles are the rest's: a label the patch
-    reader read surely on its own ring, while the one other ring in the style, its word unread,
-    is left to the last label (200x150 seed 12 image 14, where that word is a blue B on a dark
-    window). As many circles as labels left is still needed (_by_elimination)."""
-    if not parsed.too_few or set(candidates) != set(parsed.too_few):
-        return False
-
-    def on_too_few(m: Marker) -> bool:
-        return any(np.hypot(parsed.circles[j].x - m.xy[0], parsed.circles[j].y - m.xy[1]) < SAME_CENTRE
-                   for j in parsed.too_few)
-
-    return not any(on_too_few(m) for m in parsed.markers.values() if m.source in ("patch", "finder"))
 
 
 def _networks_took_eliminable(parsed: ImageParse, candidates: dict[int, list[LabelRead]]) -> bool:
