@@ -27,8 +27,8 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from .box_label import read_corner
-from .box_outline import (MIN_SIDE, Outline, OutlineMeasures, Rejections, crosses_at_top_left, fit_outline, lines_cross,
-                          outline_of, same_style)
+from .box_outline import (MIN_SIDE, Outline, OutlineMeasures, Rejections, crosses_at_top_left, lines_cross, outline_of,
+                          same_style)
 from .centre_finder import Proposal
 from .glyphs import GlyphClassifier
 from .scenes import FAR_CORNER
@@ -48,15 +48,18 @@ class ProbabilityVerifier(Protocol):
 
 
 def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read: Sequence[Proposal],
-             fars: Sequence[Proposal], lab: np.ndarray, verifier: ProbabilityVerifier, classifier: GlyphClassifier,
+             fits_at: Sequence[dict[tuple[float, float], tuple[bool, Rejections]]], fars: Sequence[Proposal],
+             lab: np.ndarray, verifier: ProbabilityVerifier, classifier: GlyphClassifier,
              corner_fit: float, learned_fit: float, same_box: float) -> tuple[Outline | None, str]:
     """(the outline of `label`'s box, "") or (None, why not); see the module doc.
 
-    read: the candidate corners (the finder's proposals reading some asked label); fars: the
-    bottom-right corners proposed; placed: the other labels' outlines; corner_fit, learned_fit,
-    same_box: parse_box's tolerances (px)."""
+    read: the candidate corners (the finder's proposals reading some asked label); fits_at: per
+    corner of `read`, the rules' fit to each far corner, (x1, y1) -> (whether an outline passed,
+    what they rejected: parse_box._outlines_from's, not fitted again); fars: the bottom-right
+    corners proposed; placed: the other labels' outlines; corner_fit, learned_fit, same_box:
+    parse_box's tolerances (px)."""
     found: list[Outline] = []
-    for corner in read:
+    for corner, fits in zip(read, fits_at):
         asked = {l: corner.scores.get(l, 0.0) for l in labels}
         if max(asked, key=asked.get) != label:
             continue
@@ -65,8 +68,8 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
         for far in fars:
             if far.x < corner.x + MIN_SIDE or far.y < corner.y + MIN_SIDE:
                 continue
-            rejected = Rejections()
-            if fit_outline(lab, (corner.x, corner.y, far.x, far.y), rejected) is not None:
+            passed, rejected = fits[(far.x, far.y)]
+            if passed:
                 return None, f"a corner read as {label} starts an outline the rules pass, and it was not placed"
             if far.scores.get(FAR_CORNER, 0.0) < LAST_FAR:
                 continue

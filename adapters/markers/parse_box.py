@@ -110,8 +110,10 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     read = candidate_corners(proposals, wanted)
     corners, outlines_at, outlines, vetoes, readings, proposed = [], [], [], {}, [], []
     label_seen: list[bool] = []  # per corner: the corner reader sees a label written there
+    fits_at: list[dict] = []  # per corner read: the rules' fit to each far corner (last_box weighs them again)
     for p in read:
-        found = _outlines_from(lab, p, fars, W, H, verifier)
+        fits_at.append({})
+        found = _outlines_from(lab, p, fits_at[-1], fars, W, H, verifier)
         outlines += found
         if found:
             seen = False
@@ -170,8 +172,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         last, why = _by_elimination(left[0], {l: placed[l] for l in markers}, proposed, readings, label_seen,
                                     outlines_at, lab)
         if last is None and isinstance(verifier, ProbabilityVerifier):  # (a bare second opinion cannot be asked)
-            outline, why_not = last_box(left[0], wanted, {l: placed[l] for l in markers}, read, fars, lab, verifier,
-                                        classifier, CORNER_FIT, LEARNED_FIT, SAME_BOX)
+            outline, why_not = last_box(left[0], wanted, {l: placed[l] for l in markers}, read, fits_at, fars, lab,
+                                        verifier, classifier, CORNER_FIT, LEARNED_FIT, SAME_BOX)
             settled = _settled(lab, outline) if outline is not None else None
             if settled is not None:
                 last = _box_marker(left[0], settled, ELIMINATION_CONFIDENCE, source="elimination")
@@ -426,8 +428,8 @@ def _on_another_side(outline: Outline, outlines: list[Outline]) -> bool:
     return False
 
 
-def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: int, H: int,
-                   verifier: Verifier | None = None) -> list[Outline]:
+def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, float], tuple[bool, Rejections]],
+                   fars: list[Proposal], W: int, H: int, verifier: Verifier | None = None) -> list[Outline]:
     """Every distinct verified outline from `corner` to a proposed bottom-right corner.
 
     A box cut off by the image's border has its far corner on or past the border, where the
@@ -439,7 +441,10 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
     Where the hand rules pass no outline from the corner, every rectangle is tried again with
     `verifier` allowed to overrule them (as box_outline._verify would, on what the first pass kept:
     Rejections): only there, so that a rectangle it accepts never competes with an outline the
-    rules passed, and only where the outline lies within LEARNED_FIT px of both proposed corners."""
+    rules passed, and only where the outline lies within LEARNED_FIT px of both proposed corners.
+
+    fits: filled with each far corner tried -> (whether the rules passed an outline there, what
+    they rejected), for last_box."""
     found: list[Outline] = []
     kept: dict[tuple[float, float], Rejections] = {}  # far corner -> what the rules rejected there
 
@@ -449,6 +454,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fars: list[Proposal], W: i
         if second_opinion is None:
             kept[(x1, y1)] = Rejections()
             outline = fit_outline(lab, (corner.x, corner.y, x1, y1), kept[(x1, y1)])
+            fits[(x1, y1)] = (outline is not None, kept[(x1, y1)])
         else:  # the first pass found nothing, so it tried every far corner this one tries
             outline = kept[(x1, y1)].overruled_by(second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
