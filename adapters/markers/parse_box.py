@@ -169,11 +169,11 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                 missing[label] += f"; {why}"
         left = [label for label in wanted if label in missing]
     if len(left) == 1 and markers:
-        last, why = _by_elimination(left[0], {l: placed[l] for l in markers}, proposed, readings, label_seen,
-                                    outlines_at, lab)
+        others = {l: placed[l] for l in markers}
+        last, why = _by_elimination(left[0], others, proposed, readings, label_seen, outlines_at, lab)
         if last is None and isinstance(verifier, ProbabilityVerifier):  # (a bare second opinion cannot be asked)
-            outline, why_not = last_box(left[0], wanted, {l: placed[l] for l in markers}, read, fits_at, fars, lab,
-                                        verifier, classifier, CORNER_FIT, LEARNED_FIT, SAME_BOX)
+            outline, why_not = last_box(left[0], wanted, others, read, fits_at, fars, lab, verifier, classifier,
+                                        CORNER_FIT, LEARNED_FIT, SAME_BOX)
             settled = _settled(lab, outline) if outline is not None else None
             if settled is not None:
                 last = _box_marker(left[0], settled, ELIMINATION_CONFIDENCE, source="elimination")
@@ -446,17 +446,16 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     fits: filled with each far corner tried -> (whether the rules passed an outline there, what
     they rejected), for last_box."""
     found: list[Outline] = []
-    kept: dict[tuple[float, float], Rejections] = {}  # far corner -> what the rules rejected there
 
     def tried(x1: float, y1: float, second_opinion: Verifier | None) -> bool:
         if x1 < corner.x + MIN_SIDE or y1 < corner.y + MIN_SIDE:
             return False
         if second_opinion is None:
-            kept[(x1, y1)] = Rejections()
-            outline = fit_outline(lab, (corner.x, corner.y, x1, y1), kept[(x1, y1)])
-            fits[(x1, y1)] = (outline is not None, kept[(x1, y1)])
+            rejected = Rejections()
+            outline = fit_outline(lab, (corner.x, corner.y, x1, y1), rejected)
+            fits[(x1, y1)] = (outline is not None, rejected)
         else:  # the first pass found nothing, so it tried every far corner this one tries
-            outline = kept[(x1, y1)].overruled_by(second_opinion)
+            outline = fits[(x1, y1)][1].overruled_by(second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
         if second_opinion is not None and max(abs(np.subtract(outline.box, (corner.x, corner.y, x1, y1)))) > LEARNED_FIT:
