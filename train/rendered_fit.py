@@ -6,6 +6,8 @@ their training record.
 A plain loop rather than Lightning's Trainer: the data is generated on the fly, there is no
 validation split to schedule and no checkpointing; a whole fit is half an hour on 2 CPU cores.
 On a GPU the scenes' rendering is the limit: give it as many `--workers` as there are spare cores.
+`--minutes M` fits for M minutes of wall time rather than `--steps` (a lent GPU's time is what is
+fixed there, and its scenes per second are only known once the workers run).
 """
 
 from __future__ import annotations
@@ -59,12 +61,14 @@ class SceneSamples(IterableDataset):
 def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamples],
         loss: Callable[..., torch.Tensor], output: Path, steps: int, batch: int, seed: int, width: int,
         workers: int, lr: float, init: Path | None = None, unit: str = "samples", device: str = "cpu",
-        **record_extra) -> dict:
+        minutes: float | None = None, **record_extra) -> dict:
     """Fit a `kind` network (from `init`'s weights when given, else from scratch, `width` wide)
     on `stream`'s batches; `loss(output, *targets)`; save it with its record to `output`.
 
     unit: what one sample is ("patches", "images"), in the log lines and the record;
-    device: "cpu" or a CUDA device ("cuda", "cuda:1"); the saved weights are the same either way."""
+    device: "cpu" or a CUDA device ("cuda", "cuda:1"); the saved weights are the same either way;
+    minutes: when given, fit for this long instead of `steps` steps, the schedule following the time
+    spent (the record's "steps" is then the steps done)."""
     torch.manual_seed(seed)
     device = torch.device(device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -74,12 +78,15 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
     net = start.net.train() if start else kind.NETWORK(width)
     net = net.to(device, memory_format=torch.channels_last)  # ~2x faster convs on CPUs
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.1)
+    # Timed: the one-cycle schedule's position is the fraction of the time spent, in this many places
+    positions = steps if minutes is None else TIMED_SCHEDULE_POSITIONS
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=positions, pct_start=0.1)
     loader = DataLoader(stream(seed, fonts), batch_size=batch, num_workers=workers, persistent_workers=workers > 0,
                         pin_memory=device.type == "cuda")
-    started, seen, running = time.perf_counter(), 0, []
+    started, seen, running, done = time.perf_counter(), 0, [], 0
     for step, (x, *targets) in enumerate(loader):
-        if step == steps:
+        spent = None if minutes is None else (time.perf_counter() - started) / (60 * minutes)
+        if (step == steps) if spent is None else (spent >= 1):
             break
         x = x.to(device, non_blocking=True).contiguous(memory_format=torch.channels_last)
         targets = [t.to(device, non_blocking=True) for t in targets]
@@ -90,14 +97,19 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
         optimiser.zero_grad(set_to_none=True)
         value.backward()
         optimiser.step()
-        schedule.step()
-        seen += len(x)
+        if spent is None:
+            schedule.step()
+        else:  # OneCycleLR refuses to step past its last position
+            while schedule.last_epoch < min(int(spent * positions), positions - 1):
+                schedule.step()
+        seen, done = seen + len(x), step + 1
         running.append(value.item())
         if (step + 1) % 100 == 0:
             print(json.dumps({"step": step + 1, "loss": round(float(np.mean(running)), 4),
                               f"{unit}_per_s": round(seen / (time.perf_counter() - started), 1)}), flush=True)
             running = []
-    record = {"seed": seed, "steps": steps, "batch": batch, "width": net.width, "lr": lr, unit: seen,
+    timed = {} if minutes is None else {"minutes": minutes}
+    record = {"seed": seed, "steps": done, **timed, "batch": batch, "width": net.width, "lr": lr, unit: seen,
               "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
               "fonts": fonts, "held_out_fonts": list(HELD_OUT_FONTS), **record_extra,
               "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
@@ -105,6 +117,9 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
               "init": {"sha256": start.record["sha256"], "record": start.record} if start else None}
     kind(net.to("cpu", memory_format=torch.contiguous_format), record).save(output)
     return record
+
+
+TIMED_SCHEDULE_POSITIONS = 100_000  # fine enough that a timed schedule moves smoothly
 
 
 def arguments(description: str, weights: Path, steps: int, batch: int, lr: float) -> argparse.ArgumentParser:
@@ -119,4 +134,13 @@ def arguments(description: str, weights: Path, steps: int, batch: int, lr: float
     parser.add_argument("--device", default="cpu", help='"cpu" or a CUDA device ("cuda")')
     parser.add_argument("--lr", type=float, default=lr)
     parser.add_argument("--init", type=Path, help="continue from these weights (a file this script wrote)")
+    parser.add_argument("--minutes", type=float,
+                        help="fit for this many minutes of wall time instead of --steps (on a lent GPU, say)")
     return parser
+
+
+def checked_minutes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> float | None:
+    """args.minutes, refused unless positive."""
+    if args.minutes is not None and not args.minutes > 0:
+        parser.error(f"--minutes {args.minutes}: give a positive number of minutes, or leave it out to fit --steps")
+    return args.minutes
