@@ -283,7 +283,16 @@ def test_a_timed_fit_stops_after_its_minutes_and_records_the_steps_it_did(tmp_pa
     assert 1.8 <= took < 60
 
 
-def test_a_timed_fit_of_no_time_is_refused(tmp_path):
-    with pytest.raises(SystemExit):
-        train_main(["--output", str(tmp_path / "finder.safetensors"), "--minutes", "0", "--workers", "0"])
+@pytest.mark.parametrize("minutes, message", [
+    ("0", None),  # refused by the command line (argparse's error)
+    ("1e-9", "the time ran out before the first step"),  # no step fits in it: nothing written
+])
+def test_a_timed_fit_with_no_time_for_a_step_writes_nothing(tmp_path, capsys, minutes, message):
+    with pytest.raises(SystemExit) as stopped:
+        train_main(["--output", str(tmp_path / "finder.safetensors"), "--minutes", minutes, "--batch", "2",
+                    "--width", "4", "--workers", "0"])
+    if message is None:
+        assert "--minutes 0.0: give a positive number of minutes" in capsys.readouterr().err
+    else:
+        assert message in str(stopped.value)
     assert not (tmp_path / "finder.safetensors").exists()

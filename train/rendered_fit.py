@@ -108,6 +108,9 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
             print(json.dumps({"step": step + 1, "loss": round(float(np.mean(running)), 4),
                               f"{unit}_per_s": round(seen / (time.perf_counter() - started), 1)}), flush=True)
             running = []
+    if minutes is not None and done == 0:  # nothing fitted: writing the start again would pass for a fit
+        raise SystemExit(f"--minutes {minutes}: the time ran out before the first step (the scenes' rendering "
+                         f"starts the clock too); give it more minutes")
     timed = {} if minutes is None else {"minutes": minutes}
     record = {"seed": seed, "steps": done, **timed, "batch": batch, "width": net.width, "lr": lr, unit: seen,
               "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
