@@ -2,8 +2,6 @@
 rule for using it (tested with oracle proposals and readings, so the rule is checked apart from
 the networks' skill)."""
 
-import time
-
 import numpy as np
 import pytest
 import torch
@@ -273,14 +271,12 @@ def test_a_ring_the_finder_centres_a_few_px_away_takes_no_label_by_the_reader(of
 
 def test_a_timed_fit_stops_after_its_minutes_and_records_the_steps_it_did(tmp_path):
     path = tmp_path / "finder.safetensors"
-    started = time.perf_counter()
     assert train_main(["--output", str(path), "--minutes", "0.03", "--steps", "1", "--batch", "2", "--width", "4",
                        "--workers", "0"]) == 0
-    took = time.perf_counter() - started
     record = CentreFinder.load(path).record
     # --steps is not the limit: the time is (1.8 s; a 2-scene step takes well under that here)
     assert record["minutes"] == 0.03 and record["steps"] > 1 and record["images"] == 2 * record["steps"]
-    assert 1.8 <= took < 60
+    assert record["seconds"] >= 1.8
 
 
 @pytest.mark.parametrize("minutes, message", [
@@ -292,7 +288,7 @@ def test_a_timed_fit_with_no_time_for_a_step_writes_nothing(tmp_path, capsys, mi
         train_main(["--output", str(tmp_path / "finder.safetensors"), "--minutes", minutes, "--batch", "2",
                     "--width", "4", "--workers", "0"])
     if message is None:
-        assert "--minutes 0.0: give a positive number of minutes" in capsys.readouterr().err
+        assert "argument --minutes: 0: give a positive number of minutes" in capsys.readouterr().err
     else:
         assert message in str(stopped.value)
     assert not (tmp_path / "finder.safetensors").exists()

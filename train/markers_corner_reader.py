@@ -21,7 +21,7 @@ from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
 from adapters.markers.scenes import box_training_scene
 from train.markers_reader import jittered, reader_loss
-from train.rendered_fit import SceneSamples, arguments, checked_minutes, fit
+from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.0  # px: corners are cropped up to this far off
 SCENE_POINTS = 2  # random points per scene cropped as "none"
@@ -45,11 +45,10 @@ class CornerPatchStream(SceneSamples):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3)
-    args = parser.parse_args(argv)
+    args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3).parse_args(argv)
     record = fit(CornerReader, CornerPatchStream, reader_loss, args.output, args.steps, args.batch, args.seed,
                  args.width, args.workers, args.lr, args.init, unit="patches", device=args.device,
-                 minutes=checked_minutes(parser, args), classes=list(CLASSES))
+                 minutes=args.minutes, classes=list(CLASSES))
     print(json.dumps(record))
     return 0
 

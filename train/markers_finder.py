@@ -18,7 +18,7 @@ import torch
 
 from adapters.markers.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
 from adapters.markers.labels import LABELS
-from train.rendered_fit import SceneSamples, arguments, checked_minutes, fit
+from train.rendered_fit import SceneSamples, arguments, fit
 
 
 class SceneStream(SceneSamples):
@@ -38,11 +38,10 @@ class SceneStream(SceneSamples):
 def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weights, steps: int, description: str,
                    argv: list[str] | None) -> int:
     """The command line of a heatmap network's training script (`steps`: its shipped run's)."""
-    parser = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3)
-    args = parser.parse_args(argv)
+    args = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3).parse_args(argv)
     record = fit(network, stream, centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
                  args.workers, args.lr, args.init, unit="images", device=args.device,
-                 minutes=checked_minutes(parser, args))
+                 minutes=args.minutes)
     print(json.dumps(record))
     return 0
 

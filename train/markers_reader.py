@@ -26,7 +26,7 @@ import torch
 from adapters.markers.patch_reader import CLASSES, NONE, WEIGHTS, PatchReader, crop_patches
 from adapters.markers.scenes import training_scene
 from adapters.markers.training_photos import photos_record, training_photos
-from train.rendered_fit import SceneSamples, arguments, checked_minutes, fit
+from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.5  # px: marker centres are cropped up to this far off (the ring fit's error)
 # The labels the reader misreads most (markers_accuracy's strata): small text in the markers'
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                                off_centre=args.off_centre)
     record = fit(PatchReader, stream, reader_loss, args.output,
                  args.steps, args.batch, args.seed, args.width, args.workers, args.lr, args.init, unit="patches",
-                 device=args.device, minutes=checked_minutes(parser, args), classes=list(CLASSES),
+                 device=args.device, minutes=args.minutes, classes=list(CLASSES),
                  photos=None if args.no_photos else photos_record(),
                  small_labels=args.small_labels, off_centre=args.off_centre)
     print(json.dumps(record))

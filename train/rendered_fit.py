@@ -58,6 +58,9 @@ class SceneSamples(IterableDataset):
             yield from self.samples(self.scene(rng, self.fonts, **self.style_fixed(rng)), rng)
 
 
+TIMED_SCHEDULE_POSITIONS = 100_000  # fine enough that a timed schedule moves smoothly
+
+
 def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamples],
         loss: Callable[..., torch.Tensor], output: Path, steps: int, batch: int, seed: int, width: int,
         workers: int, lr: float, init: Path | None = None, unit: str = "samples", device: str = "cpu",
@@ -122,9 +125,6 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
     return record
 
 
-TIMED_SCHEDULE_POSITIONS = 100_000  # fine enough that a timed schedule moves smoothly
-
-
 def arguments(description: str, weights: Path, steps: int, batch: int, lr: float) -> argparse.ArgumentParser:
     """The command line both scripts take; the defaults are each one's shipped run."""
     parser = argparse.ArgumentParser(description=description)
@@ -137,13 +137,13 @@ def arguments(description: str, weights: Path, steps: int, batch: int, lr: float
     parser.add_argument("--device", default="cpu", help='"cpu" or a CUDA device ("cuda")')
     parser.add_argument("--lr", type=float, default=lr)
     parser.add_argument("--init", type=Path, help="continue from these weights (a file this script wrote)")
-    parser.add_argument("--minutes", type=float,
+    parser.add_argument("--minutes", type=_positive_minutes,
                         help="fit for this many minutes of wall time instead of --steps (on a lent GPU, say)")
     return parser
 
 
-def checked_minutes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> float | None:
-    """args.minutes, refused unless positive."""
-    if args.minutes is not None and not args.minutes > 0:
-        parser.error(f"--minutes {args.minutes}: give a positive number of minutes, or leave it out to fit --steps")
-    return args.minutes
+def _positive_minutes(text: str) -> float:
+    minutes = float(text)
+    if not minutes > 0:
+        raise argparse.ArgumentTypeError(f"{text}: give a positive number of minutes, or leave it out to fit --steps")
+    return minutes
