@@ -196,13 +196,15 @@ def test_a_marker_is_kept_unless_both_networks_surely_contradict_it(at_marker, e
     assert parsed.markers["C"].source == "parsed" and parsed.markers["C"].xy != ELSEWHERE
 
 
-@pytest.mark.parametrize("score, moved", [(0.8, True), (0.4, False)])
-def test_a_ring_the_finder_surely_centres_a_few_px_off_is_taken_back(score, moved):
-    off = (POINTS["C"][0] + 3.5, POINTS["C"][1])  # a ring fitted off-centre: the finder's centre differs
-    table = {**SURE, off: {"C": 0.95, NONE: 0.05}}
-    parsed = parse(all_drawn(), [*WHERE_DRAWN, (*off, {"C": score})], table)
+@pytest.mark.parametrize("off, moved", [(3.5, False), (12.0, True)])
+def test_a_ring_the_finder_surely_centres_a_few_px_off_stays_at_its_fit(off, moved):
+    # 2-5 px apart, the ring's fit is the better centre (the continued finder was 2.1 and 2.6 px
+    # off well-fitted rings); farther away, both networks reading C there is another place
+    elsewhere = (POINTS["C"][0] + off, POINTS["C"][1])
+    table = {**SURE, elsewhere: {"C": 0.95, NONE: 0.05}}
+    parsed = parse(all_drawn(), [*WHERE_DRAWN, (*elsewhere, {"C": 0.8})], table)
     marker = parsed.markers["C"]
-    assert (marker.xy == off and marker.source == "finder") if moved else marker.source == "parsed"
+    assert (marker.xy == elsewhere and marker.source == "finder") if moved else np.hypot(marker.xy[0] - POINTS["C"][0], marker.xy[1] - POINTS["C"][1]) < 0.5
 
 
 @pytest.mark.parametrize("read_as, vetoed", [(REF, False), ("D", False), ("B", True), (NONE, True)])
