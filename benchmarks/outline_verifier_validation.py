@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     verifier = default_outline_verifier()
     if verifier is None or default_corner_finder() is None:
-        raise SystemExit("the corner finder's and outline verifier's weights are needed (see README)")
+        raise SystemExit("the corner finder's and outline verifier's weights are needed (see adapters/markers/README.md)")
     started = time.perf_counter()
     jobs = [(args.seed, i) for i in range(args.start, args.start + args.scenes)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
