@@ -207,6 +207,21 @@ def test_a_ring_the_finder_surely_centres_a_few_px_off_stays_at_its_fit(off, mov
     assert (marker.xy == elsewhere and marker.source == "finder") if moved else np.hypot(marker.xy[0] - POINTS["C"][0], marker.xy[1] - POINTS["C"][1]) < 0.5
 
 
+@pytest.mark.parametrize("finder_at_c, kept", [({"C": 0.8}, True), ({"C": 0.4}, False), ({"A": 0.8}, False), (None, False)])
+def test_a_marker_the_finder_surely_reads_at_its_ring_outvotes_the_patch_reader(finder_at_c, kept):
+    """C placed by its word; the patch reader surely sees no marker at C's ring (it misses 1 px
+    rings over photographs). The finder reading C there too (>= 0.5) keeps C; a weaker or other
+    reading, or none, does not."""
+    table = {**SURE, POINTS["C"]: {NONE: 0.97, "C": 0.03}}
+    proposals = WHERE_DRAWN + ([(*POINTS["C"], finder_at_c)] if finder_at_c else [])
+    parsed = parse(all_drawn(), proposals, table)
+    assert ("C" in parsed.markers) is kept
+    if kept:
+        assert parsed.markers["C"].source == "parsed"
+    else:
+        assert "surroundings read as no marker" in parsed.missing["C"]
+
+
 @pytest.mark.parametrize("read_as, vetoed", [(REF, False), ("D", False), ("B", True), (NONE, True)])
 def test_the_patch_reader_takes_a_word_placed_marker_back_only_for_this_questions_classes(read_as, vetoed):
     """A, B, C placed by their words; the patch reader surely reads C's ring as `read_as`. Another

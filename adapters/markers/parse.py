@@ -16,7 +16,8 @@ against and needs a clear reading. Then the patch reader (a small CNN that
 sees the pixels around a circle, patch_reader.py) takes back word-placed markers whose ring it
 surely reads as another of the question's labels or as no marker, or as no marker less surely
 when its ring and label look swapped (`_check_by_patches`, `_swapped`: a faint ring read as the
-label, the label's glyph bowl taken for its ring), and places labels still missing where it is
+label, the label's glyph bowl taken for its ring), unless the centre finder surely reads the
+label there too, and places labels still missing where it is
 sure of one free or faint circle that matches the placed rings (`_place_by_patches`, source
 "patch"). Last, for labels still missing, a whole-image CNN (centre_finder.py) proposes marker
 centres, which need no ring that stands out on its own; a label is placed at the one place (a
@@ -156,6 +157,7 @@ FINDER_RIVAL = 0.15
 FINDER_MARGIN = 0.1
 FINDER_NEAR = 5.0
 FINDER_CONTRADICTS = 0.5  # _check_by_finder: a finder score this sure off a marker may take it back
+FINDER_CONFIRMS = 0.5  # _check_by_patches: ... and this sure at a marker, the patch reader cannot
 # _check_ring_radii: a ring fitted this many px from the median radius of the question's other
 # placed rings was fitted off (one style draws them alike: on markers_accuracy seeds 0 and 5, none
 # of 957 placed rings in questions with three or more lay 0.5 px off)
@@ -306,10 +308,10 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     parsed = _parse_by_words(rgb, lab, labels, classifier)
     proposals = None
     if reader is not None:
-        _check_by_patches(rgb, lab, parsed, reader)
+        proposals = finder.find(rgb) if finder is not None else None
+        _check_by_patches(rgb, lab, parsed, reader, proposals=proposals)
         if parsed.missing and parsed.eliminable:
             _match_eliminable_by_patches(rgb, parsed, reader)
-        proposals = finder.find(rgb) if finder is not None else None
         judged = _place_by_patches(rgb, lab, parsed, reader, proposals) if parsed.missing else []
         if proposals is not None:
             _check_by_finder(rgb, parsed, reader, proposals)
@@ -323,7 +325,7 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
             _place_by_elimination(parsed, classifier or default_classifier(), rgb.shape[:2], after=", ".join(by_networks),
                                   reader_at=lambda xy: reader.probabilities(rgb, [xy])[0])
             if set(parsed.markers) - before:  # the others were checked already
-                _check_by_patches(rgb, lab, parsed, reader, only=set(parsed.markers) - before)
+                _check_by_patches(rgb, lab, parsed, reader, only=set(parsed.markers) - before, proposals=proposals)
     _check_ring_radii(parsed, proposals)
     return parsed
 
@@ -565,7 +567,7 @@ def _reader_names_the_one_left(parsed: ImageParse, unreadable: list[str], candid
 
 
 def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader,
-                      only: set[str] | None = None) -> None:
+                      only: set[str] | None = None, proposals: list[Proposal] | None = None) -> None:
     """Take back the markers placed by words whose ring the patch reader sees as something else
     (another label of the question, or no marker) with probability >= PATCH_VETO: a scene blob
     read as a letter beside a scene ring; >= ELIMINATION_VETO for a marker placed by
@@ -573,8 +575,17 @@ def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     the reader read as C with p=0.80: a question answered wrong at 200x150); and a word-placed
     one whose ring reads as no marker with p >= SWAP_NONE only, when its ring and label look
     swapped (_swapped). The label goes back to parsed.missing, where _place_by_patches may place
-    it again. only: check these labels' markers."""
-    labels = [label for label in parsed.markers if only is None or label in only]
+    it again. only: check these labels' markers.
+
+    A marker the centre finder (`proposals`) surely reads as its label at its centre (score >=
+    FINDER_CONFIRMS within AGREED_CENTRE px) stands: the words (or the count) and the finder
+    outvote the reader, which misses 1 px rings over photographs and gradients (320x240 seed 2
+    image 94: A's ring read as no marker 0.94, where the finder reads A 0.81, 0.3 px away; 200x150
+    seed 3 image 127: B, none 0.93, finder B 0.83). Of the markers the reader took back on
+    markers_accuracy's seeds 0 and 5, all 74-214 px from their drawn centres, the finder proposed
+    none of their labels within 5 px."""
+    labels = [label for label in parsed.markers if (only is None or label in only)
+              and not _finder_confirms(parsed.markers[label], proposals)]
     if not labels:
         return
     expected = set(parsed.markers) | set(parsed.missing)
@@ -597,6 +608,12 @@ def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
                 parsed.missing[label] = (f"{label} was read from a word holding a ring that reads as {label} "
                                          f"(p={there:.2f}), beside a circle that reads as no marker "
                                          f"(p={row[CLASSES.index(NONE)]:.2f}): its ring and label look swapped")
+
+
+def _finder_confirms(marker: Marker, proposals: list[Proposal] | None) -> bool:
+    """Whether the centre finder surely reads `marker`'s label at its centre."""
+    return any(p.label == marker.label and p.score >= FINDER_CONFIRMS
+               and np.hypot(p.x - marker.xy[0], p.y - marker.xy[1]) <= AGREED_CENTRE for p in proposals or ())
 
 
 def _swapped(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader, label: str) -> float | None:
