@@ -581,9 +581,9 @@ def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     FINDER_CONFIRMS within AGREED_CENTRE px) stands: the words (or the count) and the finder
     outvote the reader, which misses 1 px rings over photographs and gradients (320x240 seed 2
     image 94: A's ring read as no marker 0.94, where the finder reads A 0.81, 0.3 px away; 200x150
-    seed 3 image 127: B, none 0.93, finder B 0.83). Of the markers the reader took back on
-    markers_accuracy's seeds 0 and 5, all 74-214 px from their drawn centres, the finder proposed
-    none of their labels within 5 px."""
+    seed 3 image 127: B, none 0.93, finder B 0.83). At none of the nine markers the reader took
+    back on markers_accuracy's seeds 0 and 5, each 13.7-214 px from its drawn centre, did the
+    finder propose its label within 5 px."""
     labels = [label for label in parsed.markers if (only is None or label in only)
               and not _finder_confirms(parsed.markers[label], proposals)]
     if not labels:
