@@ -11,10 +11,12 @@ from PIL import Image
 from adapters.markers import MarkerError, MarkerStyle, draw_points, expected_markers, find_markers, parse_image
 from adapters.markers.fonts import available_fonts
 from adapters.markers.inpaint import inpaint_image
+from adapters.markers.patch_reader import NONE
 from adapters.markers.render import with_style
 from adapters.markers.scenes import load_photos
 from adapters.questions import MCQuestion, QuestionSource
 from adapters.synthetic.textures import procedural_texture
+from tests.marker_oracles import OracleReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from markers_accuracy import evaluate, jpeg, one_case  # noqa: E402
@@ -250,8 +252,6 @@ def test_a_circle_left_by_elimination_that_the_reader_sees_as_another_label_is_t
     """C is an inked blob, so elimination gives C the one circle left; the reader reads that
     ring as B with p=0.8 (no reading backs elimination, so less than PATCH_VETO overrules it):
     C goes back to missing, with the reason (before: a question answered wrong at 200x150)."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     drawn = _blot_labels(gradient(3), ELIMINATION_POINTS, ELIMINATION_STYLE, {"C"})
     sure = {ELIMINATION_POINTS[k]: {k: 0.95, NONE: 0.05} for k in "AB"}
     backed = parse_image(drawn, list(ELIMINATION_POINTS), patch_reader=OracleReader(
@@ -279,8 +279,6 @@ def test_a_faint_ring_read_as_its_label_beside_the_glyph_taken_for_a_ring_is_und
     reader sees no marker at that bowl and C at the ring inside the word: C goes back to missing
     and is placed on its ring (before: the question was answered with C 15 px off). A reader
     unsure of C at that ring leaves the words' C where it was: the check needs its evidence."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     if not load_photos():
         pytest.skip("the benchmark's image needs ../shared/data/images beside the repo")
     image, points = _benchmark_image(3, 118, 150, 200)
@@ -309,8 +307,6 @@ def test_a_label_the_networks_place_leaves_the_other_unread_one_its_circle():
     """B and D are inked blobs: the words' elimination has two circles for two labels and cannot
     tell which is which. Once the patch reader places D on one of them, B takes the other (before:
     B stayed missing, 1 of 744 markers on the benchmark's seed 0 and seed 5 each)."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     drawn = _blot_labels(gradient(3), FOUR_POINTS, ELIMINATION_STYLE, {"B", "D"})
     words_only = parse_image(drawn, list(FOUR_POINTS), patch_reader=False, centre_finder=False)
     assert {"B", "D"} <= set(words_only.missing) and "which is which" in words_only.missing["B"]
@@ -335,8 +331,6 @@ def test_the_patch_reader_tells_apart_the_labels_the_words_left_on_as_many_circl
     """B and D are inked blobs on the two circles the words' elimination left: which is which
     the words cannot tell. The patch reader, unsure at each circle alone, tells them apart when one
     matching is PATCH_MATCH_RATIO times likelier than the swap and each label reads >= PATCH_MATCH_MIN."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     drawn = _blot_labels(gradient(3), FOUR_POINTS, ELIMINATION_STYLE, {"B", "D"})
     table = {**{FOUR_POINTS[k]: {k: 0.9, NONE: 0.1} for k in "AC"},
              FOUR_POINTS["B"]: {**at_b, NONE: 1 - sum(at_b.values())},
@@ -358,8 +352,6 @@ def test_a_circle_left_over_by_a_network_placement_elsewhere_is_not_taken():
     patch reader then places D on its own ring, which the elimination never counted: the decoy
     left over is no more B's than before, so B stays missing (taking it by count alone put a
     label 128 px off on the benchmark's seed 0)."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     decoy = (250.0, 110.0)
     drawn = _blot_labels(gradient(3), {"A": FOUR_POINTS["A"], "C": FOUR_POINTS["C"], "X": decoy},
                          ELIMINATION_STYLE, {"X"})
@@ -383,8 +375,6 @@ def test_the_one_circle_left_after_a_network_placement_is_taken_where_the_reader
     for two labels, so it places neither. The patch reader places D on its bare ring; B's ring is
     then the one circle left for the one label left, and B goes there only where the reader's
     likeliest class at it is B (the decoy test above is the same count with the reader naming none)."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     drawn = _blot_labels(gradient(3), {k: FOUR_POINTS[k] for k in "ABC"}, ELIMINATION_STYLE, {"B"})
     x, y = FOUR_POINTS["D"]
     cv2.circle(drawn, (int(x * 16), int(y * 16)), int(ELIMINATION_STYLE.radius * 16), ELIMINATION_STYLE.colour,
@@ -424,8 +414,6 @@ def test_labels_left_missing_go_to_as_many_free_circles_by_the_patch_readers_lik
     """B's and D's rings have no word beside them, and the patch reader is unsure at each alone.
     Placed together when exactly two free rings read as them and one matching is PATCH_MATCH_RATIO
     times likelier than the swap, each label read with p >= PATCH_MATCH_MIN; else both stay missing."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     extra = (260.0, 120.0)
     drawn = _bare_rings({**FOUR_POINTS, "X": extra}, ELIMINATION_STYLE, {"B", "D"} | ({"X"} if third else set()))
     table = {**{FOUR_POINTS[k]: {k: 0.9, NONE: 0.1} for k in "AC"},
@@ -451,7 +439,6 @@ def test_labels_left_missing_go_to_as_many_free_circles_by_the_patch_readers_lik
 def test_a_ring_fitted_at_another_radius_than_the_others_is_recentred_or_taken_back(d_radius, proposal, outcome):
     """All rings of a question are drawn alike: a ring fitted at a radius more than ODD_RADIUS px
     from the others' median was fitted off, and its centre with it (seed 1, image 259)."""
-    from adapters.markers.patch_reader import NONE
     from tests.marker_oracles import OracleFinder, OracleReader
     drawn = draw_points(gradient(3), {k: v for k, v in FOUR_POINTS.items() if k != "D"}, ELIMINATION_STYLE)
     drawn = draw_points(drawn, {"D": FOUR_POINTS["D"]}, with_style(ELIMINATION_STYLE, radius=d_radius))
@@ -475,8 +462,6 @@ def test_a_ring_fitted_at_another_radius_than_the_others_is_recentred_or_taken_b
 def test_a_lone_ref_with_no_word_is_placed_where_the_patch_reader_is_sure_of_it(p_ref, placed):
     """REF alone (Visual_Correspondence's first image), its ring bare: no style to be like, so the
     patch reader must read it with p >= PATCH_LONE_PROBABILITY (0.9)."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     ref = {"REF": (150.0, 110.0)}
     drawn = _bare_rings(ref, ELIMINATION_STYLE, {"REF"})
     reader = OracleReader({ref["REF"]: {"REF": p_ref, NONE: 1 - p_ref}})
@@ -492,8 +477,6 @@ def test_a_lone_ref_ring_partly_hidden_by_the_scene_is_placed_where_the_patch_re
     """A lone REF's ring drawn three quarters round (texture over a thin ring hides the rest; the
     detector measures 0.81 of it): any ring the detector
     verifies (LONE_MIN_COVERAGE, its own 0.75) will do where the reader is sure of REF."""
-    from adapters.markers.patch_reader import NONE
-    from tests.marker_oracles import OracleReader
     x, y = 150.0, 110.0
     drawn = gradient(3)
     style = ELIMINATION_STYLE

@@ -157,7 +157,7 @@ FINDER_RIVAL = 0.15
 FINDER_MARGIN = 0.1
 FINDER_NEAR = 5.0
 FINDER_CONTRADICTS = 0.5  # _check_by_finder: a finder score this sure off a marker may take it back
-FINDER_CONFIRMS = 0.5  # _check_by_patches: ... and this sure at a marker, the patch reader cannot
+FINDER_CONFIRMS = 0.5  # _check_by_patches: a finder score this sure at a marker, and the patch reader cannot take it back
 # _check_ring_radii: a ring fitted this many px from the median radius of the question's other
 # placed rings was fitted off (one style draws them alike: on markers_accuracy seeds 0 and 5, none
 # of 957 placed rings in questions with three or more lay 0.5 px off)
@@ -585,7 +585,7 @@ def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
     back on markers_accuracy's seeds 0 and 5, each 13.7-214 px from its drawn centre, did the
     finder propose its label within 5 px."""
     labels = [label for label in parsed.markers if (only is None or label in only)
-              and not _finder_confirms(parsed.markers[label], proposals)]
+              and not _finder_reads_at(parsed.markers[label], proposals, FINDER_CONFIRMS)]
     if not labels:
         return
     expected = set(parsed.markers) | set(parsed.missing)
@@ -610,9 +610,10 @@ def _check_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
                                          f"(p={row[CLASSES.index(NONE)]:.2f}): its ring and label look swapped")
 
 
-def _finder_confirms(marker: Marker, proposals: list[Proposal] | None) -> bool:
-    """Whether the centre finder surely reads `marker`'s label at its centre."""
-    return any(p.label == marker.label and p.score >= FINDER_CONFIRMS
+def _finder_reads_at(marker: Marker, proposals: list[Proposal] | None, min_score: float = 0.0) -> bool:
+    """Whether a centre finder proposal within AGREED_CENTRE px of `marker` reads its label
+    likeliest, with a score >= `min_score`."""
+    return any(p.label == marker.label and p.score >= min_score
                and np.hypot(p.x - marker.xy[0], p.y - marker.xy[1]) <= AGREED_CENTRE for p in proposals or ())
 
 
@@ -785,9 +786,7 @@ def _check_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
     strong = [p for p in proposals if p.score >= FINDER_CONTRADICTS]
     # the markers the finder reads at their centres stand (most of them: no reader call then)
     doubted = [label for label, m in parsed.markers.items()
-               if not any(p.label == label and np.hypot(p.x - m.xy[0], p.y - m.xy[1]) <= AGREED_CENTRE
-                          for p in proposals)
-               and any(p.label == label for p in strong)]
+               if not _finder_reads_at(m, proposals) and any(p.label == label for p in strong)]
     if not doubted:
         return
     probabilities = reader.probabilities(rgb, [(p.x, p.y) for p in strong])
