@@ -291,7 +291,8 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
         found.append(side)
     if untold is not None:  # told apart by which stroke the rules pass the box on
         return _told_apart(lab, found, *untold, approx)
-    outline = _outline_on_sides(lab, found, approx, verifier)
+    measured: list[OutlineMeasures | None] = []
+    outline = _outline_on_sides(lab, found, approx, verifier, measured)
     if outline is None:
         # a stronger stroke of the box's colour a few px off (another box's side, seen on the far
         # half of a side past a label's box) can win a side from a weaker one where the corner
@@ -302,7 +303,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
         if any(a is not b for a, b in zip(near, found)):
             outline = _outline_on_sides(lab, near, approx, verifier)
     if outline is None:
-        outline = _with_drawn_sides(lab, options, found, common, approx, verifier)
+        outline = _with_drawn_sides(lab, options, found, common, approx, verifier, *measured)
     return outline
 
 
@@ -342,14 +343,19 @@ def _rectangle_on_sides(lab: np.ndarray, found: list[Side | None],
 
 
 def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float],
-                      verifier: Verifier | None = None) -> Outline | None:
+                      verifier: Verifier | None = None, measured: list[OutlineMeasures | None] | None = None
+                      ) -> Outline | None:
     """The verified Outline on the strokes `found` for its sides (as _rectangle_on_sides), or
-    None when they are too few, unlike each other, or not drawn as a box's (_verify)."""
+    None when they are too few, unlike each other, or not drawn as a box's (_verify).
+    `measured`: given, gets what was measured of the rectangle (None: not measured)."""
     rectangle = _rectangle_on_sides(lab, found, approx)
     if rectangle is None or not rectangle.alike:
         return None
     r = rectangle
-    return _verify(lab, r.box, r.width, r.colour, r.contrast, r.narrower, r.model, verifier)
+    measures = measure_outline(lab, r.box, r.width, r.colour, r.contrast, r.narrower, r.model)
+    if measured is not None:
+        measured.append(measures)
+    return _judged(measures, verifier)
 
 
 def _measured_on_sides(lab: np.ndarray, found: list[Side | None],
@@ -365,12 +371,12 @@ def _drawn_along(side: SideMeasures | None) -> bool:
 
 def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: list[Side | None],
                       common: tuple[np.ndarray, float], approx: tuple[float, float, float, float],
-                      verifier: Verifier | None = None) -> Outline | None:
+                      verifier: Verifier | None = None, measures: OutlineMeasures | None = None) -> Outline | None:
     """The outline where the rectangle on the strokes `found` fails only for sides drawn along
     too little of their length (rejection's "coverage"): each such side moved to a stroke of the
     box's colour and width (`common`) nearer where the corner finder put it (`approx`) that is
     drawn along it, or None when some side has no such stroke. `options`: each side's candidates
-    (None: cut off by the border).
+    (None: cut off by the border). `measures`: the rectangle on `found` as measured already, if it was.
 
     A side's median profile over its whole length can hide its own stroke where something lies
     beside part of it (a line or patch of the box's colour merging with it into a band too wide
@@ -385,7 +391,7 @@ def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: 
     in its place (fresh benchmark seed 16 image 22, a box answered wrong)."""
     if any(side is None for side, candidates in zip(found, options) if candidates is not None):
         return None
-    measures = _measured_on_sides(lab, found, approx)
+    measures = measures or _measured_on_sides(lab, found, approx)
     if measures is None or rejection(measures) != "coverage":
         return None
     colour, width = common
@@ -782,7 +788,11 @@ def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: fl
     """The Outline at `box` in `colour`, or None when some visible side is not of that colour
     along most of its length or up to its corners, or two lines cross at a corner (rejection),
     unless `verifier` accepts what was measured (the Outline is then `learned`)."""
-    measures = measure_outline(lab, box, width, colour, contrast, narrower, model)
+    return _judged(measure_outline(lab, box, width, colour, contrast, narrower, model), verifier)
+
+
+def _judged(measures: OutlineMeasures | None, verifier: Verifier | None = None) -> Outline | None:
+    """_verify's verdict on what it measured (None: a side too short to measure)."""
     if measures is None:
         return None
     reason = rejection(measures)
