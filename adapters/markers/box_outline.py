@@ -291,8 +291,9 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
         found.append(side)
     if untold is not None:  # told apart by which stroke the rules pass the box on
         return _told_apart(lab, found, *untold, approx)
-    measured: list[OutlineMeasures | None] = []
-    outline = _outline_on_sides(lab, found, approx, verifier, measured)
+    rectangle = _rectangle_on_sides(lab, found, approx)
+    measures = rectangle.measure(lab) if rectangle is not None else None  # the refit below looks at them too
+    outline = _verify(measures, verifier) if rectangle is not None and rectangle.alike else None
     if outline is None:
         # a stronger stroke of the box's colour a few px off (another box's side, seen on the far
         # half of a side past a label's box) can win a side from a weaker one where the corner
@@ -303,12 +304,12 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
         if any(a is not b for a, b in zip(near, found)):
             outline = _outline_on_sides(lab, near, approx, verifier)
     if outline is None:
-        outline = _with_drawn_sides(lab, options, found, common, approx, verifier, *measured)
+        outline = _with_drawn_sides(lab, options, found, measures, common, approx, verifier)
     return outline
 
 
 class _Rectangle(NamedTuple):
-    """The rectangle on chosen side strokes, as _verify and measure_outline take it."""
+    """The rectangle on chosen side strokes, as measure_outline takes it."""
 
     box: tuple[float, float, float, float]
     width: float
@@ -317,6 +318,9 @@ class _Rectangle(NamedTuple):
     narrower: list[bool]
     model: ThinLineColour | None
     alike: bool  # every side's stroke is of the box's colour and width
+
+    def measure(self, lab: np.ndarray) -> OutlineMeasures | None:
+        return measure_outline(lab, self.box, self.width, self.colour, self.contrast, self.narrower, self.model)
 
 
 def _rectangle_on_sides(lab: np.ndarray, found: list[Side | None],
@@ -336,33 +340,27 @@ def _rectangle_on_sides(lab: np.ndarray, found: list[Side | None],
     colour = np.median(np.array([s.lab for s in drawn]), axis=0)
     alike = all(_alike(s.lab, colour, width) and abs(s.width - width) <= WIDTH_SPREAD for s in drawn)
     box = (pos[2], pos[0], pos[3], pos[1])
-    # per side (top, bottom, left, right, as _verify takes them): measured narrower than the box
+    # per side (top, bottom, left, right, as measure_outline takes them): measured narrower than the box
     narrower = [s is not None and width - s.width > NARROWER for s in found]
     model = thin_line_colour(lab, box) if width <= THIN else None
     return _Rectangle(box, width, colour, min(s.contrast for s in drawn), narrower, model, alike)
 
 
 def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float],
-                      verifier: Verifier | None = None, measured: list[OutlineMeasures | None] | None = None
-                      ) -> Outline | None:
+                      verifier: Verifier | None = None) -> Outline | None:
     """The verified Outline on the strokes `found` for its sides (as _rectangle_on_sides), or
-    None when they are too few, unlike each other, or not drawn as a box's (_verify).
-    `measured`: given, gets what was measured of the rectangle (None: not measured)."""
+    None when they are too few, unlike each other, or not drawn as a box's (_verify)."""
     rectangle = _rectangle_on_sides(lab, found, approx)
     if rectangle is None or not rectangle.alike:
         return None
-    r = rectangle
-    measures = measure_outline(lab, r.box, r.width, r.colour, r.contrast, r.narrower, r.model)
-    if measured is not None:
-        measured.append(measures)
-    return _judged(measures, verifier)
+    return _verify(rectangle.measure(lab), verifier)
 
 
 def _measured_on_sides(lab: np.ndarray, found: list[Side | None],
                        approx: tuple[float, float, float, float]) -> OutlineMeasures | None:
-    """What _verify would measure of the rectangle on the strokes `found`, alike or not."""
-    r = _rectangle_on_sides(lab, found, approx)
-    return None if r is None else measure_outline(lab, r.box, r.width, r.colour, r.contrast, r.narrower, r.model)
+    """What is measured of the rectangle on the strokes `found`, alike or not."""
+    rectangle = _rectangle_on_sides(lab, found, approx)
+    return None if rectangle is None else rectangle.measure(lab)
 
 
 def _drawn_along(side: SideMeasures | None) -> bool:
@@ -370,13 +368,13 @@ def _drawn_along(side: SideMeasures | None) -> bool:
 
 
 def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: list[Side | None],
-                      common: tuple[np.ndarray, float], approx: tuple[float, float, float, float],
-                      verifier: Verifier | None = None, measures: OutlineMeasures | None = None) -> Outline | None:
+                      measures: OutlineMeasures | None, common: tuple[np.ndarray, float],
+                      approx: tuple[float, float, float, float], verifier: Verifier | None = None) -> Outline | None:
     """The outline where the rectangle on the strokes `found` fails only for sides drawn along
     too little of their length (rejection's "coverage"): each such side moved to a stroke of the
     box's colour and width (`common`) nearer where the corner finder put it (`approx`) that is
     drawn along it, or None when some side has no such stroke. `options`: each side's candidates
-    (None: cut off by the border). `measures`: the rectangle on `found` as measured already, if it was.
+    (None: cut off by the border). `measures`: what was measured of the rectangle on `found`.
 
     A side's median profile over its whole length can hide its own stroke where something lies
     beside part of it (a line or patch of the box's colour merging with it into a band too wide
@@ -391,7 +389,6 @@ def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: 
     in its place (fresh benchmark seed 16 image 22, a box answered wrong)."""
     if any(side is None for side, candidates in zip(found, options) if candidates is not None):
         return None
-    measures = measures or _measured_on_sides(lab, found, approx)
     if measures is None or rejection(measures) != "coverage":
         return None
     colour, width = common
@@ -782,17 +779,11 @@ class Rejections:
         return None
 
 
-def _verify(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
-            narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None,
-            verifier: Verifier | None = None) -> Outline | None:
-    """The Outline at `box` in `colour`, or None when some visible side is not of that colour
-    along most of its length or up to its corners, or two lines cross at a corner (rejection),
-    unless `verifier` accepts what was measured (the Outline is then `learned`)."""
-    return _judged(measure_outline(lab, box, width, colour, contrast, narrower, model), verifier)
-
-
-def _judged(measures: OutlineMeasures | None, verifier: Verifier | None = None) -> Outline | None:
-    """_verify's verdict on what it measured (None: a side too short to measure)."""
+def _verify(measures: OutlineMeasures | None, verifier: Verifier | None = None) -> Outline | None:
+    """The Outline of a measured rectangle (_Rectangle.measure), or None when some visible side is
+    not of its colour along most of its length or up to its corners, or two lines cross at a
+    corner (rejection), unless `verifier` accepts what was measured (the Outline is then
+    `learned`); None too for no measures (a side too short to measure)."""
     if measures is None:
         return None
     reason = rejection(measures)
