@@ -62,6 +62,22 @@ def test_a_narrow_side_beside_another_line_is_not_refitted():
     assert refit_merged(to_lab(image), fitted(image, x1=202.0)) is None
 
 
+@pytest.mark.parametrize("x1, width", [(202.0, 6.0), (198.9, 8.0)])
+def test_a_side_fitted_off_its_own_stroke_beside_another_line_moves_onto_the_stroke(x1, width):
+    """Another line 1 px past the right side (not merged: scene between them), and the side fitted
+    1.5 px off its stroke (towards the line, or short of the stroke with the stroke measured wider
+    than drawn, as on seed 9 image 175): its run of ink is as wide as the other sides' runs, so it
+    is the side's own stroke, and the side moves to the run's centre. Not on a second opinion."""
+    image = box_with_a_line_beside("right", touching=False)
+    image[60:150, 205] = RED  # the other line one column nearer: 205-210
+    image[60:150, 211] = image[60:150, 230]
+    lab = to_lab(image)
+    outline = dataclasses.replace(fitted(image, x1=x1), width=width)
+    refit = refit_merged(lab, outline)
+    assert refit is not None and max(abs(np.subtract(refit.box, TRUTH))) <= 0.5
+    assert refit_merged(lab, dataclasses.replace(outline, merged=False), second_opinion=True) is None
+
+
 def test_a_refit_further_than_max_shift_or_without_a_merged_side_is_declined(monkeypatch):
     image = box_with_a_line_beside("right")
     lab = to_lab(image)

@@ -23,6 +23,7 @@ MIN_CALIBRATION = 2  # unmerged sides whose edges say how far an edge lies from 
 UNCLEAR_ENDS = 1.0  # px: a merged side's two ends reaching past the box's edges within this of each other
 EVEN_PAST = 1.5  # px both ends of a flagged side may reach past alike when no other line widens it
 MERGED_WIDER = 1.5  # px a side's run of ink is wider than the narrowest side's when another line merges with it
+RUN_ALIKE = 1.0  # px (whole pixels) a side's run of ink may differ from the box's other sides' and be one stroke
 # a second opinion (an outline box_outline did not flag) moves a side only on clearer evidence:
 CLEAR_ENDS = 2.0  # px the other line's end reaches further past than the free end, at least
 STEADY = 0.75  # share of positions whose free end lies within 1 px of its median, at least
@@ -88,7 +89,9 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
     8 image 148's 3 px bottom side, 0.7 px off as fitted). A side with another line beside
     it along part of its length only (more than MAX_ALONGSIDE, as box_outline flags it) whose
     median run is not wider keeps its place when its ends lie where the box's edges do (within
-    UNCLEAR_ENDS each): the line beside it does not reach the median.
+    UNCLEAR_ENDS each): the line beside it does not reach the median. Where its ends do not, but
+    its run is as wide as the other sides' (within RUN_ALIKE), the run is its stroke, off the fitted
+    line: the side moves to the run's centre (at most MAX_SHIFT), as the fit of a flagged outline.
 
     second_opinion: `outline` was not flagged merged, so moving it overrides a fit nothing
     doubted. Its stroke must be MIN_WIDTH wide and MIN_CONTRAST strong, a merged side's ends
@@ -115,13 +118,21 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
         """(px its low end, its high end reach past where the box's edges lie)"""
         return low_edge - float(np.median(ink.low)), float(np.median(ink.high)) - high_edge
 
+    box = list(outline.box)
     for k in measured:
         if k not in merged and inks[k].alongside > MAX_ALONGSIDE:
-            if max(abs(v) for v in past_ends(inks[k])) > UNCLEAR_ENDS:
+            if max(abs(v) for v in past_ends(inks[k])) <= UNCLEAR_ENDS:
+                continue  # the line beside it does not reach the median run: it lies where fitted
+            # a run as wide as the other sides' runs is the side's own stroke, off the fitted line
+            # (seed 9 image 175: fitted 1.7 px short of a 4 px stroke with another box's side 2 px
+            # past it); its centre, as far from the box's edges' middle as the fit is off, places it
+            others = [runs[j] for j in measured if j != k and j not in merged]
+            off = (float(np.median(inks[k].low)) + float(np.median(inks[k].high)) - low_edge - high_edge) / 2
+            if second_opinion or abs(runs[k] - float(np.median(others))) > RUN_ALIKE or abs(off) > MAX_SHIFT:
                 return None
+            box[(1, 3, 0, 2)[k]] = inks[k].across + off
     if not merged and not any(inks[k].alongside > MAX_ALONGSIDE for k in measured):
         return None  # nothing merged to be seen: box_outline's flag stands
-    box = list(outline.box)
     for k in merged:
         ink = inks[k]
         past_low, past_high = past_ends(ink)
