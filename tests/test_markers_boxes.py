@@ -1067,3 +1067,48 @@ def test_of_two_outlines_at_a_corner_one_ending_at_another_boxs_far_corner_is_no
     assert parse_box._its_own_box([own], [own, a]) == [own]
     learned = [dataclasses.replace(o, learned=True) for o in (own, to_a)]  # both passed by the verifier only
     assert parse_box._its_own_box(learned, [*learned, a]) == learned
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4])
+def test_a_far_corner_the_finder_does_not_propose_is_traced_along_the_boxs_sides(width, monkeypatch):
+    """A's bottom-right corner lies on B's top side (a T), where the finder proposes no far corner.
+    From A's top-left corner its top side runs right to x1 and its left side down to y1: the
+    traced corner is fitted as a proposed one would be, and A is placed. Without the tracing, A
+    starts no outline and stays missing."""
+    from adapters.markers.traced_corner import traced_far_corner
+
+    boxes = {"A": (25.9, 31.7, 117.1, 77.0), "B": (40.9, 75.6, 264.8, 174.6)}
+    image = jpeg(draw_boxes(noisy(19), boxes, MarkerStyle(colour=(255, 40, 0), ring_width=width, label_height=14)), 85)
+    assert max(abs(np.subtract(traced_far_corner(to_lab(image), 26.3, 31.2), boxes["A"][2:]))) <= 1.5
+    finder = OracleFinder([(26.3, 31.2, {"A": 0.9}), (41.2, 75.1, {"B": 0.9}), (264.5, 175.0, {FAR_CORNER: 0.8})],
+                          CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert not missing
+    for label, box in boxes.items():
+        assert max(abs(np.subtract(markers[label].box, box))) <= 2.0
+    monkeypatch.setattr(parse_box, "traced_far_corner", lambda lab, x, y: None)
+    assert "A" in read_boxes(image, ["A", "B"], finder)[1]
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4])
+def test_a_side_is_traced_to_where_its_ink_first_stops_not_through_another_boxs_line_past_it(width):
+    """A's bottom side lies on C's top side, and D's top side runs 10 px below: A's left side's ink
+    goes on into C's top side and stops there; D's line past the gap is not A's bottom side
+    (the rectangle to it would pass the rules as a box borrowing other boxes' lines)."""
+    from adapters.markers.traced_corner import traced_far_corner
+
+    boxes = {"A": (60.4, 40.3, 150.6, 100.2), "C": (30.5, 100.6, 200.4, 150.3), "D": (20.3, 110.5, 220.7, 190.2)}
+    image = jpeg(draw_boxes(noisy(5), boxes, MarkerStyle(colour=(0, 200, 255), ring_width=width, label_height=12)), 85)
+    assert max(abs(np.subtract(traced_far_corner(to_lab(image), 60.6, 40.1), boxes["A"][2:]))) <= 1.5
+
+
+def test_no_far_corner_is_traced_where_no_box_starts_or_its_sides_are_unlike():
+    """On a plain noisy scene nothing is traced; where a red top side meets a blue left side (two
+    scene lines, not one box's corner) neither is followed."""
+    from adapters.markers.traced_corner import traced_far_corner
+
+    image = noisy(4)
+    assert traced_far_corner(to_lab(image), 60.0, 50.0) is None
+    cv2.line(image, (60, 50), (200, 50), (230, 20, 20), 3)
+    cv2.line(image, (60, 50), (60, 160), (20, 20, 230), 3)
+    assert traced_far_corner(to_lab(image), 60.0, 50.0) is None

@@ -39,6 +39,7 @@ from .last_box import ProbabilityVerifier, last_box
 from .merged_side import refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
+from .traced_corner import traced_far_corner
 from .types import Marker
 
 MIN_EVIDENCE = 0.15  # a proposal is a candidate corner when it reads this much as some expected label
@@ -497,6 +498,10 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
                 any([near_x and tried(W - 1.0, p.y, second_opinion),
                      near_y and tried(p.x, H - 1.0, second_opinion)]) or (
                     near_x and near_y and tried(W - 1.0, H - 1.0, second_opinion))
+        if not found and second_opinion is None:
+            traced = traced_far_corner(lab, corner.x, corner.y)
+            if traced is not None:
+                tried(*traced, second_opinion)
         if not found:
             tried(W - 1.0, H - 1.0, second_opinion)
         if found:
