@@ -1102,6 +1102,36 @@ def test_a_side_is_traced_to_where_its_ink_first_stops_not_through_another_boxs_
     assert max(abs(np.subtract(traced_far_corner(to_lab(image), 60.6, 40.1), boxes["A"][2:]))) <= 1.5
 
 
+def test_a_side_whose_ink_stops_under_a_labels_dark_box_is_not_traced_to_there():
+    """Another label's dark box over B's top side hides where it ends: traced there, the
+    rectangle would take whatever line lies under the box's edge for B's right side (seed 17 image
+    60: A's left side). With no label's box there, the same box is traced to its far corner."""
+    from adapters.markers.traced_corner import traced_far_corner
+
+    box = {"B": (60.4, 60.3, 200.6, 170.2)}
+    image = draw_boxes(noisy(6), box, MarkerStyle(colour=(0, 200, 255), ring_width=2, label_height=12))
+    assert max(abs(np.subtract(traced_far_corner(to_lab(jpeg(image, 85)), 60.6, 60.1), box["B"][2:]))) <= 2.0
+    cv2.rectangle(image, (130, 50), (152, 72), (15, 20, 25), -1)
+    assert traced_far_corner(to_lab(jpeg(image, 85)), 60.6, 60.1) is None
+
+
+@pytest.mark.parametrize("width", [3, 4])
+def test_where_a_side_stops_past_two_merged_lines_the_far_one_is_traced_unless_it_goes_on_out_of_the_box(width):
+    """B's top side stops past a band of two lines 3.3 px apart. When the far one is A's left side
+    going on above B (seed 16 image 58), B's right side is the near one, and the rectangle to A's
+    line would pass the rules: nothing is traced. When the near one is A's right side going on
+    above B (seed 8 image 35's D, its bottom side past A's), the far one is B's; and with A's side
+    15 px away there is no band."""
+    from adapters.markers.traced_corner import traced_far_corner
+
+    style = MarkerStyle(colour=(0, 80, 255), ring_width=width, label_height=12)
+    b = (20.4, 60.3, 110.8, 170.2)
+    for a, traced in (((114.1, 30.5, 250.2, 200.4), False), ((40.2, 30.5, 107.5, 200.4), True),
+                      ((126.1, 30.5, 250.2, 200.4), True)):
+        far = traced_far_corner(to_lab(jpeg(draw_boxes(noisy(7), {"B": b, "A": a}, style), 85)), 20.6, 60.1)
+        assert (far is not None and max(abs(np.subtract(far, b[2:]))) <= 2.0) if traced else far is None
+
+
 def test_no_far_corner_is_traced_where_no_box_starts_or_its_sides_are_unlike():
     """On a plain noisy scene nothing is traced; where a red top side meets a blue left side (two
     scene lines, not one box's corner) neither is followed."""

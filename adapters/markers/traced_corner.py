@@ -8,7 +8,10 @@ runs right to its right side and its left side down to its bottom side: where th
 stops is a guess at the far corner, which fit_outline then measures as it measures a proposed one.
 Only the first stop: a side may run on through another box's line a few px past its own end
 (seed 12 image 183: A's bottom side on C's top side, D's top side 4 px below), and the rectangle
-to that line passes the rules as a box borrowing its sides would.
+to that line passes the rules as a box borrowing its sides would. Nor where the ink stops under a
+label's dark box (hidden there, not ended), or past two lines of the colour merged into one band
+whose far line goes on past the traced side, out of the box: that is another box's line, the
+box's own side is the near one, and the rules would pass the rectangle on the far one.
 
 Why by hand: following one stroke of a known colour along a known row is a few lines over what
 box_outline already measures; contour and line detectors see the scene's edges as well.
@@ -18,10 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .box_outline import MIN_SIDE, SEARCH, Side, _alike, _Line, side_candidates, tolerance
+from .box_outline import (LABEL_BOX_DARK, LABEL_BOX_MARGIN, MIN_SIDE, SEARCH, Side, _alike, _Line, side_candidates,
+                          tolerance)
+from .detect import BOX_DARK
 
 START = 16  # px next to the top-left corner where its two sides are looked for
 END_GAP = 3  # px not inked in a row where a side's ink stops (fewer: JPEG, a busy scene)
+BAND_SLACK = 2.0  # px the far side's ink inside the box may be wider than a stroke (blur) and be one stroke
 
 
 def traced_far_corner(lab: np.ndarray, x0: float, y0: float) -> tuple[float, float] | None:
@@ -45,7 +51,9 @@ def traced_far_corner(lab: np.ndarray, x0: float, y0: float) -> tuple[float, flo
 def _stops(lab: np.ndarray, side: Side, across: Side, transposed: bool) -> float | None:
     """The centre line of the side ending `side` (a horizontal stroke, vertical when
     `transposed`): its ink followed from the side `across` it at its start to where END_GAP px
-    in a row are not inked (or the image's border), half a stroke in; None when under MIN_SIDE px on."""
+    in a row are not inked (or the image's border), half a stroke in; None when that is under
+    MIN_SIDE px on, under a label's dark box, or past two merged lines whose far one goes on out
+    of the box (see the module doc)."""
     limit = lab.shape[0] if transposed else lab.shape[1]
     width = (side.width + across.width) / 2
     colour = (np.asarray(side.lab) + np.asarray(across.lab)) / 2
@@ -53,6 +61,35 @@ def _stops(lab: np.ndarray, side: Side, across: Side, transposed: bool) -> float
     start = int(round(across.pos))
     inked = np.concatenate([line.inked(np.arange(start, limit)), np.zeros(END_GAP, bool)])  # past the border: none
     # the first END_GAP positions in a row not inked; the ink stops just before them
-    gap_starts = np.flatnonzero(np.convolve(~inked, np.ones(END_GAP, int), mode="valid") == END_GAP)
-    end = start + int(gap_starts[0]) - 1 - (width - 1) / 2
-    return float(end) if end - across.pos >= MIN_SIDE else None
+    stop = start + int(np.flatnonzero(np.convolve(~inked, np.ones(END_GAP, int), mode="valid") == END_GAP)[0])
+    end = stop - 1 - (width - 1) / 2
+    if end - across.pos < MIN_SIDE or _under_a_label_box(line, stop, limit, width):
+        return None
+    # two lines of the colour merged where the side stops: the far one is the box's side unless it
+    # goes on past the traced side, out of the box (another box's line; the box's side is then the
+    # near one, and the rules would pass the rectangle on the far one: seed 16 image 58)
+    if _run_back_from(line, side.pos + width / 2 + 3, stop) > width + BAND_SLACK and \
+            _run_back_from(line, side.pos - width / 2 - 3, stop) >= width / 2:
+        return None
+    return float(end)
+
+
+def _under_a_label_box(line: _Line, stop: int, limit: int, width: float) -> bool:
+    """Whether the END_GAP positions from `stop` on (up to `limit`, the image's length along them)
+    are dark (a label's box) across the stroke and LABEL_BOX_MARGIN px past it (seed 17 image 60:
+    B's top side under A's label; traced there, B's right side became A's left side)."""
+    past = np.arange(stop, min(stop + END_GAP, limit))
+    reach = int(np.ceil(width / 2)) + LABEL_BOX_MARGIN
+    rows = [r for r in range(line.row - reach, line.row + reach + 1) if 0 <= r < line.limit]
+    return bool(len(past)) and float((line.pixels(past, rows)[..., 0] < BOX_DARK).mean()) >= LABEL_BOX_DARK
+
+
+def _run_back_from(line: _Line, across: float, stop: int) -> int:
+    """How many positions in a row are inked on the line parallel to `line` at `across`, back
+    from `stop` (the run may end a pixel short of it)."""
+    row = _Line(line.lab, across, line.transposed, line.colour, line.tau)
+    if not 0 <= row.row < line.limit:
+        return 0
+    back = row.inked(np.arange(max(stop - 40, 0), stop))[::-1]
+    first = 0 if back[:1].any() else 1
+    return int(np.argmin(np.append(back[first:], False)))
