@@ -1142,3 +1142,34 @@ def test_no_far_corner_is_traced_where_no_box_starts_or_its_sides_are_unlike():
     cv2.line(image, (60, 50), (200, 50), (230, 20, 20), 3)
     cv2.line(image, (60, 50), (60, 160), (20, 20, 230), 3)
     assert traced_far_corner(to_lab(image), 60.0, 50.0) is None
+
+
+def test_of_two_fits_of_one_side_on_one_stroke_the_one_off_its_ink_is_dropped():
+    """Two outlines from one corner that differ only in one side, by less than a stroke's width,
+    are that side fitted twice on one stroke: the fit over 1 px off the middle of the stroke's ink
+    (its fringe, found at the side search's edge from a far corner proposed past it) is dropped,
+    the one centred on it kept. A second line a stroke's width or more away is another box's."""
+    box = {"A": (60.4, 40.3, 220.6, 150.2)}
+    image = jpeg(draw_boxes(noisy(8), box, MarkerStyle(colour=(0, 220, 255), ring_width=4, label_height=12)), 85)
+    lab = to_lab(image)
+    on = fit_outline(lab, (60.6, 40.1, 220.4, 150.0))
+    assert on is not None and max(abs(np.subtract(on.box, box["A"]))) <= 1.0
+    for moved in (2.2, -2.2):
+        fringe = dataclasses.replace(on, y1=on.y1 + moved)
+        assert parse_box._off_its_stroke(lab, fringe, on) and not parse_box._off_its_stroke(lab, on, fringe)
+    assert not parse_box._off_its_stroke(lab, dataclasses.replace(on, y1=on.y1 + 8.0), on)
+
+
+def test_a_far_corner_proposed_past_a_wide_bottom_side_does_not_leave_the_box_unclear():
+    """box_accuracy.py's image 63 at seed 11: from A's corner, the far corners proposed give its
+    bottom side at 121.7 (its 6 px stroke's middle) and at 124.1 (the stroke's fringe, the side
+    search's window reaching only that far from a far corner 8 px past it). Two outlines at the
+    corner left A unplaced; the fringe's is dropped, and A is placed."""
+    from adapters.markers.corner_finder import default_corner_finder
+
+    drawn, boxes, style = benchmark_image(11, 63)
+    assert (style.ring_width, len(boxes)) == (4, 2)  # the image described above
+    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], default_corner_finder())  # shipped networks
+    assert not missing
+    for label, box in boxes.items():
+        assert max(abs(np.subtract(markers[label].box, box))) <= 2.0

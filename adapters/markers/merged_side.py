@@ -76,6 +76,15 @@ def _side_ink(lab: np.ndarray, outline: Outline, side: int) -> _SideInk | None:
     return _SideInk(float(across), low[on_centre] - shift, high[on_centre] - shift, float((below != above).mean()))
 
 
+def off_centre(lab: np.ndarray, outline: Outline, side: int) -> float | None:
+    """How far (px) the middle of side `side`'s run of ink across (0 top, 1 bottom, 2 left, 3
+    right) lies from its fitted centre line, or None where it cannot be measured."""
+    ink = _side_ink(lab, outline, side)
+    if ink is None or len(ink.low) < 8:
+        return None
+    return (float(np.median(ink.low)) + float(np.median(ink.high))) / 2
+
+
 def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False) -> Outline | None:
     """`outline` with each side merged with another line of its colour moved to where its free
     edge says its centre is, or None when that cannot be told.

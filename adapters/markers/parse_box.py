@@ -36,7 +36,7 @@ from .corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE, Corne
 from .detect import to_lab
 from .glyphs import GlyphClassifier, default_classifier
 from .last_box import ProbabilityVerifier, last_box
-from .merged_side import refit_merged
+from .merged_side import off_centre, refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
 from .traced_corner import traced_far_corner
@@ -50,6 +50,7 @@ WORD_CONFIRMS = 0.65  # a label's score at a corner whose word clearly reads as 
 BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
+ON_STROKE = 1.0  # px a side's run of ink may be centred off its fitted line and the fit be on the stroke
 CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the proposed one
 # px every coordinate of an outline only the outline verifier accepted may lie from the finder's
 # two corners: the verifier weighs whether a rectangle is drawn, not whether each side is where the
@@ -470,6 +471,10 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     Rejections): only there, so that a rectangle it accepts never competes with an outline the
     rules passed, and only where the outline lies within LEARNED_FIT px of both proposed corners.
 
+    Where a corner starts no outline to any far corner proposed, one traced along its sides
+    (traced_corner) is tried. Of two outlines that are one side fitted twice on one stroke, the
+    one off the stroke's ink is dropped (_off_its_stroke).
+
     fits: filled with each far corner tried -> (whether the rules passed an outline there, what
     they rejected), for last_box."""
     found: list[Outline] = []
@@ -508,7 +513,23 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
             break
     # a side near the border also passes with the border standing in for it: the border's
     # outline is the same box, and the one with the side seen is where it is drawn
-    return [o for o in found if not any(_border_twin(o, other, W, H) for other in found if other is not o)]
+    found = [o for o in found if not any(_border_twin(o, other, W, H) for other in found if other is not o)]
+    return [o for o in found if not any(_off_its_stroke(lab, o, other) for other in found if other is not o)]
+
+
+def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
+    """Whether `outline` and `twin` (from one corner) are one box with one side fitted on the same
+    stroke twice, and `outline`'s fit is the one off the stroke's ink: the other three sides agree
+    (within SAME_BOX), the fourth lies less than a stroke's width apart, and its run of ink is
+    centred on `twin`'s fit (within ON_STROKE px) but over ON_STROKE px off `outline`'s. A far
+    corner proposed a few px past a wide stroke finds only its fringe at the side search's edge
+    (seed 11 image 63: A's bottom side fitted at 121.7 and at 124.1 on a 6 px stroke)."""
+    apart = [k for k in range(4) if abs(outline.box[k] - twin.box[k]) >= SAME_BOX]
+    if len(apart) != 1 or abs(outline.box[apart[0]] - twin.box[apart[0]]) >= max(outline.width, twin.width):
+        return False
+    side = (2, 0, 3, 1)[apart[0]]  # box coordinate x0, y0, x1, y1 -> side left, top, right, bottom
+    off, twin_off = off_centre(lab, outline, side), off_centre(lab, twin, side)
+    return off is not None and twin_off is not None and abs(twin_off) <= ON_STROKE < abs(off)
 
 
 def _its_own_box(found: list[Outline], outlines: list[Outline]) -> list[Outline]:
