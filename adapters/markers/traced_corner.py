@@ -77,7 +77,10 @@ def _stops(lab: np.ndarray, side: Side, across: Side, transposed: bool) -> float
 def _under_a_label_box(line: _Line, stop: int, limit: int, width: float) -> bool:
     """Whether the END_GAP positions from `stop` on (up to `limit`, the image's length along them)
     are dark (a label's box) across the stroke and LABEL_BOX_MARGIN px past it (seed 17 image 60:
-    B's top side under A's label; traced there, B's right side became A's left side)."""
+    B's top side under A's label; traced there, B's right side became A's left side). Judged over
+    the stretch as a whole, not per position as _Line.under_label_boxes does: requiring every
+    position dark missed a label's box a pixel past a blurred stop, and any position took a dark
+    stretch of a photograph for one (seed 9 image 2)."""
     past = np.arange(stop, min(stop + END_GAP, limit))
     reach = int(np.ceil(width / 2)) + LABEL_BOX_MARGIN
     rows = [r for r in range(line.row - reach, line.row + reach + 1) if 0 <= r < line.limit]
