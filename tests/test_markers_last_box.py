@@ -16,6 +16,7 @@ from adapters.markers.last_box import CROSSING_ACCEPTANCE, LAST_ACCEPTANCE, LAST
 from adapters.markers.outline_verifier import default_outline_verifier
 from adapters.markers.render import draw_boxes
 from adapters.markers.scenes import FAR_CORNER
+from adapters.markers.stroke_band import ON_STROKE, stroke_across
 
 from test_markers_boxes import BOXES, STYLE, SetVerifier, benchmark_image, noisy
 
@@ -143,7 +144,7 @@ def test_a_rectangle_from_a_corner_the_finder_put_off_the_stroke_is_never_placed
     assert outline is None
     if only_the_band_tells:
         assert why == "a side of the rectangle between the finder's corners read as B lies off its stroke"
-        monkeypatch.setattr(last_box, "_off_its_strokes", lambda *args: False)
+        monkeypatch.setattr(last_box, "off_its_strokes", lambda *args: False)
         outline, _ = between(image, own_fars(), default_outline_verifier(), b_corner=corner)
         assert outline is not None and outline.x0 - B[0] == pytest.approx(off)
 
@@ -162,5 +163,5 @@ def test_a_side_merged_with_another_line_may_lie_off_the_merged_bands_middle(wid
     outline, why = between(image, own_fars(), SetVerifier(0.99))
     assert why == "" and max(abs(np.subtract(outline.box, B))) <= 1.0
     lab = to_lab(image)
-    off, band = last_box._stroke_across(lab, outline, 0, fit_outline(lab, A))
-    assert abs(off) > last_box.ON_STROKE and band > 2 * width
+    off, band = stroke_across(lab, outline, 0, fit_outline(lab, A))
+    assert abs(off) > ON_STROKE and band > 2 * width

@@ -27,9 +27,9 @@ rectangle is the label's box when:
 - the rules pass it, or the verifier finds it likelier than not drawn where only its coverage
   fails, or at ACCEPTANCE (0.96) where lines cross at a far corner;
 - it is the only such rectangle;
-- each side lies on its stroke: within ON_STROKE px of the middle of the band of ink nearest it
-  across (_stroke_across), unless that band is wider than the placed box's strokes by more than
-  WIDER_BAND px (a side merged with another line);
+- each side lies on its stroke (stroke_band.off_its_strokes, measured against the placed box's
+  strokes; the finder put a corner under a label's dark box 3.3 px off its stroke, fresh seed 17
+  image 140, and the rectangle passed the verifier, as rendered ones with a corner 2-4 px off do);
 - it does not start where two lines cross, and the word at its corner does not read as another
   label or letter.
 
@@ -44,10 +44,11 @@ import numpy as np
 
 from .box_label import read_corner
 from .box_outline import (MIN_SIDE, Outline, OutlineMeasures, Rejections, crosses_at_top_left, lines_cross,
-                          measure_outline, outline_of, rejection, same_style, tolerance)
+                          measure_outline, outline_of, rejection, same_style)
 from .centre_finder import Proposal
 from .glyphs import GlyphClassifier
 from .scenes import FAR_CORNER
+from .stroke_band import off_its_strokes
 
 # the verifier's probability at which a rectangle from a corner read as the last label is its box
 # (the shipped ACCEPTANCE is 0.96), and the finder's far-corner score its other end needs (a
@@ -57,17 +58,6 @@ LAST_FAR = 0.5
 # the verifier's probability at which an unfitted rectangle between the finder's corners whose
 # lines go on past a far corner (the rules' "crossing") is drawn: outline_verifier.ACCEPTANCE
 CROSSING_ACCEPTANCE = 0.96
-# px a side of that rectangle may lie off the middle of its band of ink: the finder put a corner
-# under a label's dark box 3.3 px off its stroke (fresh seed 17 image 140: its top side 1.9 px
-# off the band), and the rectangle passed the verifier, as rendered ones with a corner 2-4 px off
-# do; the finder's corners right within 2 px lie up to 1.4 px off (seed 14 image 173)
-ON_STROKE = 1.5
-WIDER_BAND = 1  # px (whole rows) a band of ink is wider than the placed box's strokes when another line merges
-STROKE_REACH = 4  # px past half the stroke searched across a side for its band of ink
-# a row inked along this many times less of the side than the best row is still in its band: a
-# stroke mostly under labels' boxes (seed 13 image 18: 0.28 of its rows) beside a row another
-# line inks more (0.65)
-BAND_SHARE = 3
 
 
 @runtime_checkable
@@ -166,7 +156,7 @@ def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, O
         return None, (f"{len(found)} rectangles between the finder's corners read as {label} are drawn"
                       if found else f"no rectangle between the finder's corners read as {label} is drawn")
     outline = found[0]
-    if _off_its_strokes(lab, outline, style):
+    if off_its_strokes(lab, outline, style):
         return None, f"a side of the rectangle between the finder's corners read as {label} lies off its stroke"
     if crosses_at_top_left(lab, outline):
         return None, f"the rectangle between the finder's corners read as {label} starts where two lines cross"
@@ -175,51 +165,3 @@ def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, O
         return None, f"the word at the corner of the rectangle between the finder's corners reads as {reading.nearest}"
     return outline, ""
 
-
-def _off_its_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> bool:
-    """Whether a side of `outline` lies over ON_STROKE px off the middle of its band of ink where
-    that band is no wider than `style`'s (the placed box's) strokes by more than WIDER_BAND: its
-    own stroke, beside which the finder put the corner. A wider band is the side merged with
-    another line, whose middle is not the side's."""
-    usual = [band[1] for band in (_stroke_across(lab, style, side, style) for side in range(4)) if band is not None]
-    if not usual:
-        return False
-    for side in range(4):
-        band = _stroke_across(lab, outline, side, style)
-        if band is not None and abs(band[0]) > ON_STROKE and band[1] <= np.median(usual) + WIDER_BAND:
-            return True
-    return False
-
-
-def _stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int] | None:
-    """(px from side `side`'s line to the middle of the band of ink nearest it across, the band's
-    width in rows less one), or None where the side lies too near the border or is too short.
-
-    Ink is a pixel within the box's tolerance of `style`'s colour; each row (column) across the
-    side counts the share of positions along it that are ink, and the band is the run of rows at
-    1 / BAND_SHARE of the best row's share or more nearest the side's own. Rows, not each
-    position's run through the side's row (merged_side._side_ink): a side 2 px off a 1 px line has
-    no ink on its own row to start a run from. No library measures this: a few means over the
-    pixels box_outline judges."""
-    x0, y0, x1, y1 = outline.box
-    across, start, end, transposed = ((y0, x0, x1, False), (y1, x0, x1, False),
-                                      (x0, y0, y1, True), (x1, y0, y1, True))[side]
-    H, W = lab.shape[:2]
-    limit_across, limit_along = (W, H) if transposed else (H, W)
-    half = style.width / 2
-    reach = int(np.ceil(half)) + STROKE_REACH
-    row = int(round(across))
-    along = np.arange(int(np.ceil(start + half + 1)), int(np.floor(end - half - 1)) + 1)
-    along = along[(along >= 0) & (along < limit_along)]
-    if row - reach < 0 or row + reach >= limit_across or len(along) < MIN_SIDE // 2:
-        return None
-    rows = row + np.arange(-reach, reach + 1)
-    pixels = lab[along][:, rows] if transposed else lab[rows][:, along].transpose(1, 0, 2)  # (n, k, 3)
-    share = (np.linalg.norm(pixels - np.asarray(style.lab), axis=-1)
-             <= tolerance(style.width, style.contrast)).mean(axis=0)  # (k,)
-    if share.max() == 0:
-        return None
-    inked = np.flatnonzero(share >= share.max() / BAND_SHARE)
-    runs = np.split(inked, np.flatnonzero(np.diff(inked) > 1) + 1)
-    nearest = min(runs, key=lambda run: min(abs(run - reach)))
-    return float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - across), int(nearest[-1] - nearest[0])
