@@ -100,7 +100,7 @@ def test_the_word_at_the_rectangles_corner_must_not_read_as_another_letter():
     written at its corner says it is not B's."""
     image = draw_boxes(noisy(4), {"A": A, "F": B}, STYLE)
     outline, why = between(image, own_fars(), SetVerifier(0.99))
-    assert outline is None and why == "the word at the corner of the rectangle between the finder's corners reads as F"
+    assert outline is None and why == "the word at the corner of the rectangle between the finder's corners read as B reads as F"
 
 
 @pytest.mark.parametrize("seed, index, label", [(5, 35, "B"), (13, 7, "B")])

@@ -641,6 +641,17 @@ class OutlineMeasures:
         return np.median(np.array([s.colour for s in self.sides if s is not None]), axis=0)
 
 
+def side_line(box: tuple[float, float, float, float], side: int, height: int, width: int
+              ) -> tuple[float, float, float, bool, int, int]:
+    """Side `side` (0 top, 1 bottom, 2 left, 3 right) of `box` in an image `height` x `width`:
+    (across: its row or column, start and end along it, transposed: a vertical side, the image's
+    extent across it, and along it)."""
+    x0, y0, x1, y1 = box
+    across, start, end, transposed = ((y0, x0, x1, False), (y1, x0, x1, False),
+                                      (x0, y0, y1, True), (x1, y0, y1, True))[side]
+    return (across, start, end, transposed, *((width, height) if transposed else (height, width)))
+
+
 def measure_outline(lab: np.ndarray, box, width: float, colour: np.ndarray, contrast: float,
                     narrower: Sequence[bool] = (False,) * 4, model: ThinLineColour | None = None
                     ) -> OutlineMeasures | None:

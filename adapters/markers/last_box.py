@@ -112,12 +112,9 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
     outline = found[0]
     if not all(same_style(outline, o) for o in placed.values()):
         return None, f"the likeliest rectangle from a corner read as {label} is not drawn like the placed boxes"
-    if crosses_at_top_left(lab, outline):
-        return None, f"the likeliest rectangle from a corner read as {label} starts where two lines cross"
-    reading = read_corner(lab, outline, tuple(labels), classifier)
-    if reading is not None and reading.contradicts(label):
-        return None, f"the word at the likeliest rectangle's corner reads as {reading.nearest}"
-    return outline, ""
+    why_not = _not_its_corner(lab, outline, label, labels, classifier,
+                              f"the likeliest rectangle from a corner read as {label}")
+    return (None, why_not) if why_not else (outline, "")
 
 
 def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, Outline], read: Sequence[Proposal],
@@ -158,10 +155,19 @@ def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, O
     outline = found[0]
     if off_its_strokes(lab, outline, style):
         return None, f"a side of the rectangle between the finder's corners read as {label} lies off its stroke"
+    why_not = _not_its_corner(lab, outline, label, labels, classifier,
+                              f"the rectangle between the finder's corners read as {label}")
+    return (None, why_not) if why_not else (outline, "")
+
+
+def _not_its_corner(lab: np.ndarray, outline: Outline, label: str, labels: Sequence[str], classifier: GlyphClassifier,
+                    rectangle: str) -> str:
+    """Why `outline`'s top-left corner is not `label`'s (`rectangle` names it in the reason), or
+    "": two lines cross there, or the word written there reads as another label or letter."""
     if crosses_at_top_left(lab, outline):
-        return None, f"the rectangle between the finder's corners read as {label} starts where two lines cross"
+        return f"{rectangle} starts where two lines cross"
     reading = read_corner(lab, outline, tuple(labels), classifier)
     if reading is not None and reading.contradicts(label):
-        return None, f"the word at the corner of the rectangle between the finder's corners reads as {reading.nearest}"
-    return outline, ""
+        return f"the word at the corner of {rectangle} reads as {reading.nearest}"
+    return ""
 

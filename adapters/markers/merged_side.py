@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from .box_outline import ALONGSIDE, MAX_ALONGSIDE, Outline, _Line, tolerance
+from .box_outline import ALONGSIDE, MAX_ALONGSIDE, Outline, _Line, side_line, tolerance
 
 EDGE_REACH = 3  # px past the stroke's half width (and ALONGSIDE) searched for its edges
 MAX_SHIFT = 3.0  # px: a refit moving the side further than this is no refit of the same side
@@ -45,11 +45,7 @@ class _SideInk:
 def _side_ink(lab: np.ndarray, outline: Outline, side: int) -> _SideInk | None:
     """The ink across side `side` (0 top, 1 bottom, 2 left, 3 right), or None when it lies outside
     the image or is too short to measure."""
-    x0, y0, x1, y1 = outline.box
-    across, start, end, transposed = ((y0, x0, x1, False), (y1, x0, x1, False),
-                                      (x0, y0, y1, True), (x1, y0, y1, True))[side]
-    H, W = lab.shape[:2]
-    limit_across, limit_along = (W, H) if transposed else (H, W)
+    across, start, end, transposed, limit_across, limit_along = side_line(outline.box, side, *lab.shape[:2])
     half = outline.width / 2
     reach = int(np.ceil(half)) + ALONGSIDE + EDGE_REACH
     row = int(round(across))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .box_outline import MIN_SIDE, Outline, tolerance
+from .box_outline import MIN_SIDE, Outline, side_line, tolerance
 
 # px a side may lie off the middle of its band of ink: fresh seed 17 image 140's rectangle between
 # the finder's corners had its top side 1.9 px off the band; a rectangle right within 2 px lay
@@ -55,11 +55,7 @@ def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) 
     position's run through the side's row (merged_side._side_ink): a side 2 px off a 1 px line has
     no ink on its own row to start a run from. No library measures this: a few means over the
     pixels box_outline judges."""
-    x0, y0, x1, y1 = outline.box
-    across, start, end, transposed = ((y0, x0, x1, False), (y1, x0, x1, False),
-                                      (x0, y0, y1, True), (x1, y0, y1, True))[side]
-    H, W = lab.shape[:2]
-    limit_across, limit_along = (W, H) if transposed else (H, W)
+    across, start, end, transposed, limit_across, limit_along = side_line(outline.box, side, *lab.shape[:2])
     half = style.width / 2
     reach = int(np.ceil(half)) + STROKE_REACH
     row = int(round(across))
