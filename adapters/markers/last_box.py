@@ -80,10 +80,7 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
     parse_box's tolerances (px)."""
     found: list[Outline] = []
     for corner, fits in zip(read, fits_at):
-        asked = {l: corner.scores.get(l, 0.0) for l in labels}
-        if max(asked, key=asked.get) != label:
-            continue
-        if any(max(abs(o.x0 - corner.x), abs(o.y0 - corner.y)) < corner_fit for o in placed.values()):
+        if not _its_corner_left(corner, label, labels, placed, corner_fit):
             continue
         for far in fars:
             if far.x < corner.x + MIN_SIDE or far.y < corner.y + MIN_SIDE:
@@ -127,10 +124,7 @@ def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, O
     style = next(iter(placed.values()))
     found: list[Outline] = []
     for corner in read:
-        asked = {l: corner.scores.get(l, 0.0) for l in labels}
-        if max(asked, key=asked.get) != label:
-            continue
-        if any(max(abs(o.x0 - corner.x), abs(o.y0 - corner.y)) < corner_fit for o in placed.values()):
+        if not _its_corner_left(corner, label, labels, placed, corner_fit):
             continue
         for far in fars:
             if far.x < corner.x + MIN_SIDE or far.y < corner.y + MIN_SIDE or far.scores.get(FAR_CORNER, 0.0) < LAST_FAR:
@@ -158,6 +152,15 @@ def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, O
     why_not = _not_its_corner(lab, outline, label, labels, classifier,
                               f"the rectangle between the finder's corners read as {label}")
     return (None, why_not) if why_not else (outline, "")
+
+
+def _its_corner_left(corner: Proposal, label: str, labels: Sequence[str], placed: dict[str, Outline],
+                     corner_fit: float) -> bool:
+    """Whether the finder reads `corner` as `label` most of the labels asked, and no placed box
+    starts there (within `corner_fit` px)."""
+    asked = {l: corner.scores.get(l, 0.0) for l in labels}
+    return max(asked, key=asked.get) == label and not any(
+        max(abs(o.x0 - corner.x), abs(o.y0 - corner.y)) < corner_fit for o in placed.values())
 
 
 def _not_its_corner(lab: np.ndarray, outline: Outline, label: str, labels: Sequence[str], classifier: GlyphClassifier,
