@@ -16,7 +16,7 @@ from adapters.markers.last_box import CROSSING_ACCEPTANCE, LAST_ACCEPTANCE, LAST
 from adapters.markers.outline_verifier import default_outline_verifier
 from adapters.markers.render import draw_boxes
 from adapters.markers.scenes import FAR_CORNER
-from adapters.markers.stroke_band import ON_STROKE, stroke_across
+from adapters.markers.stroke_band import MAX_OFF_BAND, stroke_across
 
 from test_markers_boxes import BOXES, STYLE, SetVerifier, benchmark_image, noisy
 
@@ -152,7 +152,7 @@ def test_a_rectangle_from_a_corner_the_finder_put_off_the_stroke_is_never_placed
 @pytest.mark.parametrize("width, gap", [(3, 1), (3, 2), (4, 1)])
 def test_a_side_merged_with_another_line_may_lie_off_the_merged_bands_middle(width, gap):
     """A line of the boxes' colour `gap` px above B's top side, longer than it: the two merge into
-    one band, whose middle lies over ON_STROKE px from B's top side. The band is wider than A's
+    one band, whose middle lies over MAX_OFF_BAND px from B's top side. The band is wider than A's
     strokes, so it says nothing of where B's side lies: the rectangle is B's box."""
     style = dataclasses.replace(STYLE, ring_width=width)
     image = draw_boxes(noisy(4), BOXES, style)
@@ -164,4 +164,4 @@ def test_a_side_merged_with_another_line_may_lie_off_the_merged_bands_middle(wid
     assert why == "" and max(abs(np.subtract(outline.box, B))) <= 1.0
     lab = to_lab(image)
     off, band = stroke_across(lab, outline, 0, fit_outline(lab, A))
-    assert abs(off) > ON_STROKE and band > 2 * width
+    assert abs(off) > MAX_OFF_BAND and band > 2 * width

@@ -10,7 +10,7 @@ from adapters.markers import parse_box
 from adapters.markers.box_outline import fit_outline
 from adapters.markers.detect import to_lab
 from adapters.markers.render import draw_boxes
-from adapters.markers.stroke_band import ON_STROKE, off_its_strokes, stroke_across
+from adapters.markers.stroke_band import MAX_OFF_BAND, off_its_strokes, stroke_across
 from adapters.markers.types import Marker
 
 from test_markers_boxes import BOXES, STYLE, benchmark_image, noisy
@@ -29,7 +29,7 @@ def test_a_fitted_side_lies_on_its_band_and_a_side_moved_off_it_does_not(width):
         assert abs(off) <= 0.75
     moved = dataclasses.replace(fitted, y0=fitted.y0 - 3.0)  # the top side 3 px above its stroke
     off, _ = stroke_across(lab, moved, 0, fitted)
-    assert off == pytest.approx(3.0, abs=0.75) and off > ON_STROKE
+    assert off == pytest.approx(3.0, abs=0.75) and off > MAX_OFF_BAND
     assert off_its_strokes(lab, moved, fitted)
 
 
@@ -43,9 +43,9 @@ def test_a_placed_box_with_a_side_off_its_stroke_is_judged_in_its_fitted_outline
     def marker(box):
         return Marker("A", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), 0.9, box=box, ring_width=fitted.width)
 
-    assert not parse_box._off_its_strokes(lab, marker(fitted.box), [fitted])
-    assert parse_box._off_its_strokes(lab, marker((fitted.x0 + 3.0, *fitted.box[1:])), [fitted])
-    assert not parse_box._off_its_strokes(lab, marker(fitted.box), [])
+    assert not parse_box._side_off_its_band(lab, marker(fitted.box), [fitted])
+    assert parse_box._side_off_its_band(lab, marker((fitted.x0 + 3.0, *fitted.box[1:])), [fitted])
+    assert not parse_box._side_off_its_band(lab, marker(fitted.box), [])
 
 
 @pytest.mark.parametrize("seed, index, label", [(18, 89, "A"), (18, 125, "B")])

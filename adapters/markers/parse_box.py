@@ -36,10 +36,10 @@ from .corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE, Corne
 from .detect import to_lab
 from .glyphs import GlyphClassifier, default_classifier
 from .last_box import ProbabilityVerifier, last_box
-from .stroke_band import off_its_strokes
 from .merged_side import off_centre, refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
+from .stroke_band import off_its_strokes
 from .traced_corner import traced_far_corner
 from .types import Marker
 
@@ -199,19 +199,20 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             del missing[left[0]]
         else:
             missing[left[0]] += f"; {why}"
-    for label in [label for label, marker in markers.items() if _off_its_strokes(lab, marker, outlines)]:
+    for label in [label for label, marker in markers.items() if _side_off_its_band(lab, marker, outlines)]:
         missing[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted on "
                           "something else, and where it lies is unclear")
         del markers[label]
     return markers, missing, outlines
 
 
-def _off_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> bool:
+def _side_off_its_band(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> bool:
     """Whether a side of `marker`'s box lies off the middle of its stroke (stroke_band), judged in
     the style of the fitted outline nearest it (its own, or its own before a refit moved a side;
     a box between the finder's corners is no fitted outline, and a question's boxes share a
     style). Sides fitted on a scene's edge beside the stroke (fresh seed 18 images 89 and 125,
-    2.9 and 2.4 px off) were placed by elimination and answered wrong."""
+    2.9 and 2.4 px off) were placed by elimination and answered wrong. (Unlike _off_its_stroke,
+    which of two fits of one side is on its stroke, this judges one box's sides alone.)"""
     if not outlines:
         return False
     fitted = min(outlines, key=lambda o: max(abs(np.subtract(o.box, marker.box))))

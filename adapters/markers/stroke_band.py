@@ -19,7 +19,7 @@ from .box_outline import MIN_SIDE, Outline, side_line, tolerance
 # px a side may lie off the middle of its band of ink: fresh seed 17 image 140's rectangle between
 # the finder's corners had its top side 1.9 px off the band; a rectangle right within 2 px lay
 # 1.4 px off (seed 14 image 173)
-ON_STROKE = 1.5
+MAX_OFF_BAND = 1.5
 WIDER_BAND = 1  # px (whole rows) a band of ink is wider than the box's narrowest when another line merges
 STROKE_REACH = 4  # px past half the stroke searched across a side for its band of ink
 # a row inked along this many times less of the side than the best row is still in its band: a
@@ -29,20 +29,18 @@ BAND_SHARE = 3
 
 
 def off_its_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> bool:
-    """Whether a side of `outline` lies over ON_STROKE px off the middle of its band of ink where
+    """Whether a side of `outline` lies over MAX_OFF_BAND px off the middle of its band of ink where
     that band is no wider than the narrowest of `style`'s (the box's own, or a placed box's in the
     same style) by more than WIDER_BAND: its own stroke, which the side missed. A wider band is
     the side merged with another line, whose middle is not the side's (as merged_side judges a
     side's run against the narrowest side's)."""
-    bands = [band[1] for band in (stroke_across(lab, style, side, style) for side in range(4)) if band is not None]
-    if not bands:
+    own = [stroke_across(lab, outline, side, style) for side in range(4)]
+    styled = own if style is outline else [stroke_across(lab, style, side, style) for side in range(4)]
+    widths = [band[1] for band in styled if band is not None]
+    if not widths:
         return False
-    narrowest = min(bands)  # (a median counts merged sides: seed 9 image 102's, 8-12 rows against 3)
-    for side in range(4):
-        band = stroke_across(lab, outline, side, style)
-        if band is not None and abs(band[0]) > ON_STROKE and band[1] <= narrowest + WIDER_BAND:
-            return True
-    return False
+    narrowest = min(widths)  # (a median counts merged sides: seed 9 image 102's, 8-12 rows against 3)
+    return any(band is not None and abs(band[0]) > MAX_OFF_BAND and band[1] <= narrowest + WIDER_BAND for band in own)
 
 
 def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int] | None:
