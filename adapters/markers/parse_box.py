@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .borrowed_line import borrowed_side, shares_far_corner
 from .box_label import CornerReading, read_corner, something_written
 from .box_outline import MIN_SIDE, Outline, Rejections, Verifier, crosses_at_top_left, fit_outline, same_style
 from .centre_finder import Proposal
@@ -199,11 +200,32 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             del missing[left[0]]
         else:
             missing[left[0]] += f"; {why}"
-    for label in [label for label, marker in markers.items() if _side_off_its_band(lab, marker, outlines)]:
-        missing[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted on "
-                          "something else, and where it lies is unclear")
+    for label, why in _refused_last(lab, markers, outlines, proposals).items():
+        missing[label] = why
         del markers[label]
     return markers, missing, outlines
+
+
+def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outline],
+                  proposals: Sequence[Proposal]) -> dict[str, str]:
+    """label -> why, for each placed box that a last look at all of them refuses: a side off the
+    middle of its stroke, on another placed box's line where the finder saw its corner elsewhere,
+    or ending at another placed box's far corner (borrowed_line). Each is judged against every box
+    placed, so two boxes sharing a far corner are both refused."""
+    H, W = lab.shape[:2]
+    refused = {}
+    for label, marker in markers.items():
+        others = [m.box for other, m in markers.items() if other != label]
+        if _side_off_its_band(lab, marker, outlines):
+            refused[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
+                              "on something else, and where it lies is unclear")
+        elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
+            refused[label] = (f"the {side} side of the box read as {label} lies on another box's line, but the corner "
+                              "finder saw its corner elsewhere: it may have taken the other box's line for its own")
+        elif shares_far_corner(marker.box, others, H, W):
+            refused[label] = (f"the box read as {label} ends at another box's far corner: which of the two boxes "
+                              "ends there is unclear")
+    return refused
 
 
 def _side_off_its_band(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> bool:
