@@ -8,7 +8,6 @@ import pytest
 
 from adapters.markers import parse_box
 from adapters.markers.box_outline import fit_outline
-from adapters.markers.centre_finder import Proposal
 from adapters.markers.detect import to_lab
 from adapters.markers.render import draw_boxes
 from adapters.markers.stroke_band import MAX_OFF_BAND, off_its_strokes, stroke_across
@@ -47,22 +46,6 @@ def test_a_placed_box_with_a_side_off_its_stroke_is_judged_in_its_fitted_outline
     assert not parse_box._side_off_its_band(lab, marker(fitted.box), [fitted])
     assert parse_box._side_off_its_band(lab, marker((fitted.x0 + 3.0, *fitted.box[1:])), [fitted])
     assert not parse_box._side_off_its_band(lab, marker(fitted.box), [])
-
-
-def test_a_side_off_its_band_stands_where_the_corner_finder_put_its_corner_on_it():
-    """The band can mislead (a 1 px stroke's band widened by the scene): a side off it is kept
-    where the finder's corner lies within FINDER_VOUCHES px across from the side, and refused
-    where the finder saw the corner on the stroke."""
-    image = draw_boxes(noisy(4), BOXES, dataclasses.replace(STYLE, ring_width=3))
-    lab = to_lab(image)
-    fitted = fit_outline(lab, A)
-    moved = (fitted.x0 + 3.0, *fitted.box[1:])  # the left side 3 px right of its stroke
-    marker = Marker("A", ((moved[0] + moved[2]) / 2, (moved[1] + moved[3]) / 2), 0.9, box=moved)
-    far = Proposal(fitted.x1, fitted.y1, {"far": 0.9})
-    at_stroke = [Proposal(fitted.x0, fitted.y0, {"A": 0.9}), far]
-    on_the_side = [Proposal(moved[0] - parse_box.FINDER_VOUCHES + 0.1, fitted.y0, {"A": 0.9}), far]
-    assert parse_box._side_off_its_band(lab, marker, [fitted], at_stroke)
-    assert not parse_box._side_off_its_band(lab, marker, [fitted], on_the_side)
 
 
 @pytest.mark.parametrize("seed, index, label", [(18, 89, "A"), (18, 125, "B")])

@@ -15,7 +15,6 @@ answered fresh images wrong (benchmark seeds 16, 20-30, never tuned on before):
 No library measures this: a comparison of a few coordinates.
 
     borrowed_side(box, others, proposals, height, width) -> side name | None
-    finder_off(box, side, proposals) -> px from a side to the finder's corner, across it
     shares_far_corner(box, others, height, width) -> bool
 """
 
@@ -46,6 +45,7 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
     """The name of a side of `box` that lies on a parallel side of one of `others` (SAME_LINE,
     ALONG) while the finder's proposal nearest that side's corner (top-left for the top and left
     sides, bottom-right for the others) lies over MAX_FINDER_OFF px from it across; else None."""
+    corners = (box[:2], box[2:], box[:2], box[2:])  # per side (SIDE_NAMES): the corner it starts or ends at
     for side, name in enumerate(SIDE_NAMES):
         across, start, end, vertical = _line(box, side)
         if _at_border(across, width if vertical else height):
@@ -55,21 +55,13 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
             and min(end, other_end) - max(start, other_start) >= ALONG
             for other in others for other_across, other_start, other_end, other_vertical in map(
                 lambda k, o=other: _line(o, k), range(4)))
-        if on_another and proposals and finder_off(box, side, proposals) > MAX_FINDER_OFF:
+        if not on_another or not proposals:
+            continue
+        cx, cy = corners[side]
+        nearest = min(proposals, key=lambda p: (p.x - cx) ** 2 + (p.y - cy) ** 2)
+        if abs((nearest.x if vertical else nearest.y) - across) > MAX_FINDER_OFF:
             return name
     return None
-
-
-def finder_off(box: Box, side: int, proposals: Sequence[Proposal]) -> float:
-    """px across side `side` (SIDE_NAMES order) of `box` from it to the finder's proposal nearest
-    the side's corner (top-left for the top and left sides, bottom-right for the others); infinite
-    with no proposals."""
-    if not proposals:
-        return float("inf")
-    cx, cy = (box[:2], box[2:], box[:2], box[2:])[side]
-    nearest = min(proposals, key=lambda p: (p.x - cx) ** 2 + (p.y - cy) ** 2)
-    across, _, _, vertical = _line(box, side)
-    return abs((nearest.x if vertical else nearest.y) - across)
 
 
 def shares_far_corner(box: Box, others: Sequence[Box], height: int, width: int) -> bool:

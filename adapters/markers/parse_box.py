@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .borrowed_line import borrowed_side, finder_off, shares_far_corner
+from .borrowed_line import borrowed_side, shares_far_corner
 from .box_label import CornerReading, read_corner, something_written
 from .box_outline import MIN_SIDE, Outline, Rejections, Verifier, crosses_at_top_left, fit_outline, same_style
 from .centre_finder import Proposal
@@ -40,7 +40,7 @@ from .last_box import ProbabilityVerifier, last_box
 from .merged_side import off_centre, refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
-from .stroke_band import sides_off_their_strokes
+from .stroke_band import off_its_strokes
 from .traced_corner import traced_far_corner
 from .types import Marker
 
@@ -58,9 +58,6 @@ CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the pr
 # two corners: the verifier weighs whether a rectangle is drawn, not whether each side is where the
 # box's is, and among the false rectangles it likes best are true boxes fitted 2-3 px off one side
 LEARNED_FIT = 2.0
-# px across a side off the middle of its stroke that the corner finder's corner may lie from it and
-# vouch for it (the final check): right boxes 0.0-1.4 px, wrong ones 2.1 and 2.5 px (seed 18)
-FINDER_VOUCHES = 1.5
 # two boxes' parallel sides nearer than this fraction of their strokes' mean width overlap: on a
 # side's median profile they are one band, and where either side lies in it is unclear ...
 ON_ANOTHER_SIDE = 0.5
@@ -219,7 +216,7 @@ def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Ou
     refused = {}
     for label, marker in markers.items():
         others = [m.box for other, m in markers.items() if other != label]
-        if _side_off_its_band(lab, marker, outlines, proposals):
+        if _side_off_its_band(lab, marker, outlines):
             refused[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
                               "on something else, and where it lies is unclear")
         elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
@@ -231,24 +228,18 @@ def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Ou
     return refused
 
 
-def _side_off_its_band(lab: np.ndarray, marker: Marker, outlines: list[Outline],
-                       proposals: Sequence[Proposal] = ()) -> bool:
+def _side_off_its_band(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> bool:
     """Whether a side of `marker`'s box lies off the middle of its stroke (stroke_band), judged in
     the style of the fitted outline nearest it (its own, or its own before a refit moved a side;
     a box between the finder's corners is no fitted outline, and a question's boxes share a
-    style), and the corner finder does not vouch for it: its corner at that side lies over
-    FINDER_VOUCHES px across from the side. Sides fitted on a scene's edge beside the stroke (fresh
-    seed 18 images 89 and 125, 2.9 and 2.4 px off; the finder 2.5 and 2.1 px from them) were placed
-    and answered wrong. Where the finder put the corner on the fitted side, the band misled: a
-    1 px stroke's band widened by the scene (seed 10 image 167, 2.0 px off its band, 0.2 px from
-    where it is drawn). (Unlike _off_its_stroke, which of two fits of one side is on its stroke,
-    this judges one box's sides alone.)"""
+    style). Sides fitted on a scene's edge beside the stroke (fresh seed 18 images 89 and 125,
+    2.9 and 2.4 px off) were placed by elimination and answered wrong. (Unlike _off_its_stroke,
+    which of two fits of one side is on its stroke, this judges one box's sides alone.)"""
     if not outlines:
         return False
     fitted = min(outlines, key=lambda o: max(abs(np.subtract(o.box, marker.box))))
     outline = replace(fitted, x0=marker.box[0], y0=marker.box[1], x1=marker.box[2], y1=marker.box[3])
-    return any(finder_off(marker.box, side, proposals) > FINDER_VOUCHES
-               for side in sides_off_their_strokes(lab, outline, outline))
+    return off_its_strokes(lab, outline, outline)
 
 
 def candidate_corners(proposals: Sequence[Proposal], wanted: Sequence[str]) -> list[Proposal]:
