@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .box_outline import side_line
 from .centre_finder import Proposal
 
 Box = tuple[float, float, float, float]
@@ -40,21 +41,24 @@ MAX_FINDER_OFF = 2.0
 SAME_CORNER = 1.5  # px (each coordinate) two far corners may differ and be one point
 BORDER = 1.5  # px from the image's edge: a side there is cut off, not drawn, and shares nothing
 
-SIDE_NAMES = ("top", "bottom", "left", "right")
+SIDE_NAMES = ("top", "bottom", "left", "right")  # box_outline.side_line's order
 
 
 def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal], height: int,
                   width: int) -> str | None:
     """The name of a side of `box` that lies on a parallel side of one of `others` (SAME_LINE,
     ALONG) while the finder's proposal nearest that side's corner (top-left for the top and left
-    sides, bottom-right for the others) lies over MAX_FINDER_OFF px from it across; else None."""
+    sides, bottom-right for the others) lies over MAX_FINDER_OFF px from it across; else None
+    (also with no proposals: nothing to tell a shared line from a borrowed one by)."""
+    if not proposals:
+        return None
     corners = (box[:2], box[2:], box[:2], box[2:])  # per side (SIDE_NAMES): the corner it starts or ends at
     for side, name in enumerate(SIDE_NAMES):
-        across, start, end, vertical = _line(box, side)
-        if _at_border(across, width if vertical else height):
+        across, start, end, vertical, extent, _ = side_line(box, side, height, width)
+        if _at_border(across, extent):
             continue
-        on_another = any(_one_line(_line(box, side), _line(other, k)) for other in others for k in range(4))
-        if not on_another or not proposals:
+        if not any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4])
+                   for other in others for k in range(4)):
             continue
         cx, cy = corners[side]
         nearest = min(proposals, key=lambda p: (p.x - cx) ** 2 + (p.y - cy) ** 2)
@@ -72,14 +76,9 @@ def shares_far_corner(box: Box, others: Sequence[Box], height: int, width: int) 
     return any(abs(o[2] - x1) <= SAME_CORNER and abs(o[3] - y1) <= SAME_CORNER for o in others)
 
 
-def _line(box: Box, side: int) -> tuple[float, float, float, bool]:
-    """(across, start, end along, vertical) of side `side` (SIDE_NAMES order) of `box`."""
-    x0, y0, x1, y1 = box
-    return ((y0, x0, x1, False), (y1, x0, x1, False), (x0, y0, y1, True), (x1, y0, y1, True))[side]
-
-
 def _one_line(side: tuple[float, float, float, bool], other: tuple[float, float, float, bool]) -> bool:
-    """Whether two sides (as _line gives them) lie on one line (SAME_LINE), side by side (ALONG)."""
+    """Whether two sides ((across, start, end, vertical), as box_outline.side_line gives them) lie
+    on one line (SAME_LINE), side by side (ALONG)."""
     across, start, end, vertical = side
     other_across, other_start, other_end, other_vertical = other
     return (vertical == other_vertical and abs(across - other_across) <= SAME_LINE
