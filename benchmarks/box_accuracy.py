@@ -35,7 +35,7 @@ from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.outline_verifier import default_outline_verifier  # noqa: E402
 from adapters.markers.parse_box import read_boxes  # noqa: E402
-from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case, load_photos  # noqa: E402
+from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case, load_photos, photos_warning  # noqa: E402
 
 TOLERANCE = 2.0  # px every coordinate of a found box may be off
 
@@ -93,6 +93,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     figures = {group: {"right": int(c["right"]), "wrong_silent": int(c["wrong"]), "boxes": c["boxes"],
                        "rate": round(c["right"] / max(c["boxes"], 1), 4)} for group, c in sorted(groups.items())}
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
+            "photos": len(photos),  # photographs the backgrounds drew on (none: a different sample)
             "corner_finder_sha256": finder.record.get("sha256"),
             "corner_reader_sha256": reader.record.get("sha256") if reader else None,
             "outline_verifier_sha256": verifier.record.get("sha256") if verifier else None,
@@ -112,6 +113,8 @@ def main() -> None:
     parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
     parser.add_argument("--weights", type=Path, help="corner finder weights (default: the shipped file)")
     args = parser.parse_args()
+    if (warning := photos_warning(load_photos())) is not None:
+        print(f"warning: {warning}", file=sys.stderr)
     width, height = (int(v) for v in args.size.lower().split("x"))
     finder = CornerFinder.load(args.weights) if args.weights else None
     print(json.dumps(evaluate(args.n, args.seed, height, width, finder=finder)))

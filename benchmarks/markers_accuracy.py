@@ -5,8 +5,8 @@ backgrounds (procedural textures, noise, gradients, crops of ../shared/data/imag
 JPEG-compresses them, parses them back and counts markers found with the right label within 2 px.
 Markers in the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train or tune the label
 reader) are reported apart, and `strata` split every marker by label height (8-10 / 10-18 px),
-background kind and label polarity (coloured text, or light text on a dark box) to show where the
-misses are. A wrong silent answer is a marker returned at the wrong place.
+background kind, label polarity (coloured text, or light text on a dark box) and font to show
+where the misses are. A wrong silent answer is a marker returned at the wrong place.
 
     .venv/bin/python benchmarks/markers_accuracy.py [--n 300] [--seed 0] [--size 320x240]
         [--no-patch-reader] [--no-centre-finder]
@@ -30,7 +30,7 @@ from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse import parse_image  # noqa: E402
 from adapters.markers.patch_reader import default_patch_reader  # noqa: E402
-from adapters.markers.scenes import benchmark_case, jpeg, load_photos  # noqa: E402,F401 (jpeg: the tests' import)
+from adapters.markers.scenes import benchmark_case, jpeg, load_photos, photos_warning  # noqa: E402,F401 (jpeg: the tests' import)
 
 
 def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: list[str]):
@@ -63,7 +63,7 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
         sources.update(m.source for m in parsed.markers.values())
         groups = ["all"] + (["held_out"] if style.font in HELD_OUT_FONTS else [])
         groups += [f"label_height_{'8-10' if style.label_height < 10 else '10-18'}", f"background_{kind}",
-                   f"polarity_{style.polarity}"]
+                   f"polarity_{style.polarity}", f"font_{style.font}"]
         answered = not parsed.missing and all(label in parsed.markers for label in points)
         questions_wrong += int(answered and any(
             float(np.hypot(parsed.markers[l].xy[0] - x, parsed.markers[l].xy[1] - y)) > 2.0
@@ -108,6 +108,8 @@ def main() -> int:
     parser.add_argument("--no-patch-reader", action="store_true", help="words only (no patch reader pass)")
     parser.add_argument("--no-centre-finder", action="store_true", help="no centre finder pass")
     args = parser.parse_args()
+    if (warning := photos_warning(load_photos())) is not None:
+        print(f"warning: {warning}", file=sys.stderr)
     width, height = (int(v) for v in args.size.lower().split("x"))
     print(json.dumps(evaluate(args.n, args.seed, height, width, patch_reader=not args.no_patch_reader,
                                 centre_finder=not args.no_centre_finder)))

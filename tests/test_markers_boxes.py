@@ -13,6 +13,7 @@ import adapters.markers.parse as parse
 from adapters.markers import MarkerError, find_markers
 from adapters.markers.box_label import something_written
 from adapters.markers.box_outline import _Line, crosses_at_top_left, fit_outline, side_candidates
+from adapters.markers.centre_finder import Proposal
 from adapters.markers.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
 from adapters.markers.corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE
 from adapters.markers.detect import to_lab
@@ -985,6 +986,48 @@ def test_fewer_labelled_corners_than_labels_are_named_unless_another_outlined_co
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert not markers and "F reads as another label or letter" in missing["B"]
     assert "tells no label apart" in missing["A"]
+
+
+def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothing():
+    """A's label cut out by colour as an "8" (benchmark seed 38 image 110: small red text on a red
+    gradient): the word takes A off A's corner, though the finder reads A there at 0.8, but not B
+    (an 8 is B-like), read there at 0.25. B's corner is read A 0.3 and B 0.25. Naming B at A's
+    corner and A at B's would be the best naming left, and both wrong: the corner whose word
+    overrode the networks names no label, and with it still starting an outline neither label
+    is named elsewhere (`parse_box._word_overrode_networks`)."""
+    a, b = BOXES["A"], BOXES["B"]
+    image = draw_boxes(draw_boxes(noisy(4), {"8": a}, STYLE), {"I": b}, STYLE)
+    fars = [(box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values()]
+    finder = OracleFinder([(a[0], a[1], {"A": 0.8, "B": 0.25}), (b[0], b[1], {"A": 0.3, "B": 0.25}), *fars],
+                          CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert not markers and all("tells no label apart" in missing[l] for l in "AB")
+    # without the rule, both would be named the wrong way round
+    before = parse_box._word_overrode_networks
+    try:
+        parse_box._word_overrode_networks = lambda *args: False
+        markers, _, _ = read_boxes(image, ["A", "B"], finder)
+    finally:
+        parse_box._word_overrode_networks = before
+    assert max(abs(np.subtract(markers["B"].box, a))) <= 1.0 and max(abs(np.subtract(markers["A"].box, b))) <= 1.0
+    # the rule itself: only a label not yet placed counts (a placed label the networks read here
+    # too was their confusion), read at MIN_EVIDENCE or more, and more than every label kept, a
+    # placed one too (benchmark seed 8 image 35: the word confirms A, placed at its corner, and
+    # takes D off, read there at 0.18)
+    read = Proposal(0.0, 0.0, {"A": 0.6, "B": 0.3, "C": 0.1})
+    weighed = Proposal(0.0, 0.0, {"A": 0.0, "B": 0.3, "C": 0.0})
+    overrode = parse_box._word_overrode_networks
+    assert overrode(read, weighed, ["A", "B", "C"], set())
+    assert not overrode(read, weighed, ["A", "B", "C"], {"A"})  # A is placed
+    assert not overrode(read, replace_scores(weighed, B=0.65), ["A", "B", "C"], set())
+    assert not overrode(replace_scores(read, A=0.1), replace_scores(weighed, B=0.05), ["A", "B", "C"], set())
+    confirmed = Proposal(0.0, 0.0, {"A": 0.65, "B": 0.0, "C": 0.0, "D": 0.0})  # the word reads A, placed here
+    assert not overrode(Proposal(0.0, 0.0, {"A": 0.55, "B": 0.27, "C": 0.07, "D": 0.18}), confirmed,
+                        ["A", "B", "C", "D"], {"A", "B"})
+
+
+def replace_scores(proposal, **scores):
+    return dataclasses.replace(proposal, scores={**proposal.scores, **scores})
 
 
 def smooth_scene(seed, h=240, w=320):

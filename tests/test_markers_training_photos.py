@@ -3,7 +3,7 @@
 import numpy as np
 
 from adapters.markers.patch_reader import PatchReader
-from adapters.markers.scenes import load_photos, training_scene
+from adapters.markers.scenes import load_photos, photos_warning, training_scene
 from adapters.markers.training_photos import TRAINING_PHOTOS, tinted, training_photos
 from train.markers_reader import main as train_main
 
@@ -19,6 +19,17 @@ def test_training_photos_load_as_rgb_and_are_not_the_benchmarks():
     benchmark = load_photos()  # ../shared/data/images, when present: must stay unseen in training
     for photo in photos:
         assert not any(b.shape == photo.shape and np.array_equal(b, photo) for b in benchmark)
+
+
+def test_benchmarks_warn_when_no_photograph_is_found(tmp_path):
+    # without ../shared/data/images the benchmarks draw another sample: say so, naming the folder
+    missing = tmp_path / "images"
+    warning = photos_warning(load_photos(missing), missing)
+    assert warning is not None and str(missing) in warning and "differs" in warning
+    (missing).mkdir()
+    (missing / "notes.txt").write_text("not an image")
+    assert load_photos(missing) == [] and photos_warning([], missing) is not None
+    assert photos_warning([np.zeros((4, 4, 3), np.uint8)], missing) is None
 
 
 def test_tint_gives_grey_photos_colour_and_follows_the_seed():

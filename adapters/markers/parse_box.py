@@ -318,11 +318,14 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     least. The best naming must agree with the labels already placed. When such corners are fewer
     than the labels, another corner that starts an outline may be a label's box that the naming
     would put elsewhere: a label is then told only where the finder reads it DECISIVE times more
-    than at every such corner."""
+    than at every such corner. A corner whose word overrode the networks' likeliest reading there
+    (_word_overrode_networks) is named nothing, but is such another corner."""
     candidates: list[tuple[int, Outline]] = []
     for k, (corner, reading, seen, found) in enumerate(zip(proposed, readings, label_seen, outlines_at)):
         if sum(corners[k].scores.get(l, 0.0) for l in labels) < MIN_EVIDENCE:
             continue  # the words took its readings away (another letter is written there): nothing to name
+        if _word_overrode_networks(corner, corners[k], labels, set(markers)):
+            continue  # the word and the networks disagree on what is written there: nothing to name either
         outline = _outline_a_label_may_own(corner, reading, seen, found, labels, lab)
         if outline is not None and not any(_same(outline, other) for _, other in candidates):
             candidates.append((k, outline))
@@ -361,6 +364,22 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
         return told, f"{', '.join(blocked)} is read nearly as much at another corner that starts an outline"
     return told, "" if told else (f"the naming of the {len(candidates)} corners tells no label apart "
                                   f"(best naming {best:.3f}, next {second:.3f})")
+
+
+def _word_overrode_networks(read: Proposal, weighed: Proposal, labels: Sequence[str], placed: set[str]) -> bool:
+    """Whether the word at a corner took away (_weighed_by_word) a label not yet placed that the
+    finder and the corner reader (`read`) read there at MIN_EVIDENCE or more, and more than any
+    of `labels` it left there (`weighed`; a placed label too: where the word confirms the label
+    placed at its corner, the networks' weaker readings of others there are confusions). The
+    naming would then give the corner a label the networks read less than the one the word
+    denies, on the word's say-so alone: fresh benchmark seed 38 image 110 had A's small red label
+    on a red gradient cut out as an "8" (which takes A off, not B), where the networks read A 0.77
+    and B 0.22; B was named there and A at B's box, both wrong. Such a corner still starts an
+    outline, so the labels the networks read there are named elsewhere only where they are read
+    DECISIVE times more."""
+    kept = max((weighed.scores.get(l, 0.0) for l in labels), default=0.0)
+    return any(weighed.scores.get(l, 0.0) == 0.0 and read.scores.get(l, 0.0) >= max(MIN_EVIDENCE, kept)
+               for l in labels if l not in placed)
 
 
 def _box_marker(label: str, outline: Outline, score: float, source: str = "parsed") -> Marker:

@@ -32,6 +32,7 @@ PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "images"
 
 
 def load_photos(folder: Path = PHOTOS) -> list[np.ndarray]:
+    """The (H, W, 3) uint8 RGB photographs in `folder` (none when it is missing)."""
     photos = []
     if folder.is_dir():
         for path in sorted(folder.iterdir()):
@@ -39,6 +40,16 @@ def load_photos(folder: Path = PHOTOS) -> list[np.ndarray]:
             if image is not None:
                 photos.append(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
     return photos
+
+
+def photos_warning(photos: list[np.ndarray], folder: Path = PHOTOS) -> str | None:
+    """What to tell a benchmark's user when no photograph was found: the backgrounds then come
+    from fewer kinds, so the random draws, the images and the figures all differ from the
+    README's (which were measured with the photographs beside the repository)."""
+    if photos:
+        return None
+    return (f"no photographs in {folder}: backgrounds are procedural only, so this sample differs from "
+            "the README's; put the repository beside ../shared (or link it there) to measure the same one")
 
 
 def background(rng: np.random.Generator, height: int, width: int, photos: list[np.ndarray]) -> tuple[np.ndarray, str]:
