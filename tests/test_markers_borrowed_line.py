@@ -38,6 +38,21 @@ def test_a_side_on_another_boxs_line_is_borrowed_only_where_the_finder_saw_its_c
     assert borrowed_side(C_ON_D, [D], corners(C_ON_D, D, off=(-3.0, 0)), H, W) is None
 
 
+def test_the_other_boxs_own_corner_does_not_vouch_for_a_side_on_its_line():
+    """Fresh seed 37 image 99: B's far corner, which the finder did not propose, was traced onto
+    A's bottom line, 6 px below B's own bottom side; the proposal nearest B's far corner is A's
+    (6 px along the line, 0.4 across), which says where A ends, not B. With it left out, the
+    nearest is far off: B borrowed the line. B's own far corner proposed there vouches for it."""
+    a = (54.9, 80.7, 267.5, 233.8)
+    b = (83.6, 103.7, 273.7, 233.8)
+    c = (148.4, 90.8, 208.5, 216.9)
+    found = [Proposal(54.7, 80.9, {"A": 0.9}), Proposal(267.6, 234.2, {"far": 0.9}),
+             Proposal(83.8, 103.7, {"B": 0.9}), Proposal(148.4, 90.8, {"C": 0.9}), Proposal(208.5, 216.9, {"far": 0.9})]
+    assert borrowed_side(b, [a, c], found, H, W) == "bottom"
+    assert borrowed_side(b, [a, c], [*found, Proposal(273.5, 234.0, {"far": 0.6})], H, W) is None
+    assert borrowed_side(a, [b, c], found, H, W) is None  # A's own far corner is proposed on the line
+
+
 def test_sides_share_a_line_only_side_by_side_and_away_from_the_border():
     beside = (10.0, 106.4, 60.0, 150.0)  # on D's bottom line, but not along D (ends before x 77)
     assert borrowed_side(beside, [D], corners(C_OWN, D), H, W) is None
@@ -59,6 +74,7 @@ def test_two_boxes_ending_at_one_far_corner_share_it_unless_cut_off_by_the_borde
     (26, 38, ["C"], "bottom side of the box read as C lies on another box's line"),
     (16, 12, ["D"], "bottom side of the box read as D lies on another box's line"),
     (21, 125, ["A", "B"], "ends at another box's far corner"),
+    (37, 99, ["B"], "bottom side of the box read as B lies on another box's line"),
 ])
 def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why):
     """box_accuracy.py's images that answered with a box wrong (seeds 16, 21, 22 and 26, never tuned

@@ -1158,6 +1158,23 @@ def test_a_side_whose_ink_stops_under_a_labels_dark_box_is_not_traced_to_there()
     assert traced_far_corner(to_lab(jpeg(image, 85)), 60.6, 60.1) is None
 
 
+@pytest.mark.parametrize("width", [2, 3, 4])
+def test_a_side_stopping_on_a_dark_scene_is_traced_there(width):
+    """On a scene as dark as a label's box (fresh seed 36 image 140: a gradient to dark blue, L
+    35-39) the darkness past where B's top side stops is the scene's, as dark outside the box just
+    before the stop: B is traced to its far corner (it was taken for a label's box hiding the
+    side, and B, whose far corner the finder did not propose, was left missing). The label's box
+    over a side on a lighter scene still stops the trace (the test above)."""
+    from adapters.markers.traced_corner import traced_far_corner
+
+    box = {"B": (60.4, 60.3, 200.6, 170.2)}
+    rng = np.random.default_rng(3)
+    dark = np.clip(rng.normal((20, 35, 95), 3, (220, 280, 3)), 0, 255).astype(np.uint8)  # L about 16
+    assert to_lab(dark)[..., 0].mean() < 38  # darker than detect.BOX_DARK: as dark as a label's box
+    image = jpeg(draw_boxes(dark, box, MarkerStyle(colour=(255, 220, 0), ring_width=width, label_height=12)), 85)
+    assert max(abs(np.subtract(traced_far_corner(to_lab(image), 60.6, 60.1), box["B"][2:]))) <= 2.0
+
+
 @pytest.mark.parametrize("width", [3, 4])
 def test_where_a_side_stops_past_two_merged_lines_the_far_one_is_traced_unless_it_goes_on_out_of_the_box(width):
     """B's top side stops past a band of two lines 3.3 px apart. When the far one is A's left side

@@ -7,7 +7,8 @@ answered fresh images wrong (benchmark seeds 16, 20-30, never tuned on before):
 
 - its side lies on another box's line while the corner finder put that side's corner over
   MAX_FINDER_OFF px away (its own line, which the fit passed over: seed 22 image 198's C took D's
-  bottom side, 3.2 px below its own top side, the finder's corner 3.6 px from it);
+  bottom side, 3.2 px below its own top side, the finder's corner 3.6 px from it); the other
+  box's own corner of that kind, where it lies on the line too, is no sighting of this box's;
 - it ends at another box's far corner (seed 21 image 125's B, and seed 28 image 71's: the right
   and bottom sides of A): two boxes do not end at one point but by chance, and then the finder's
   corner cannot say which box borrowed it, so both are refused.
@@ -48,8 +49,9 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
                   width: int) -> str | None:
     """The name of a side of `box` that lies on a parallel side of one of `others` (SAME_LINE,
     ALONG) while the finder's proposal nearest that side's corner (top-left for the top and left
-    sides, bottom-right for the others) lies over MAX_FINDER_OFF px from it across; else None
-    (also with no proposals: nothing to tell a shared line from a borrowed one by)."""
+    sides, bottom-right for the others), other than those boxes' own corners of that kind, lies
+    over MAX_FINDER_OFF px from it across; else None (also with no proposals: nothing to tell a shared
+    line from a borrowed one by)."""
     if not proposals:
         return None
     corners = (box[:2], box[2:], box[:2], box[2:])  # per side (SIDE_NAMES): the corner it starts or ends at
@@ -57,14 +59,27 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
         across, start, end, vertical, extent, _ = side_line(box, side, height, width)
         if _at_border(across, extent):
             continue
-        if not any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4])
-                   for other in others for k in range(4)):
+        sharing = [other for other in others
+                   if any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4])
+                          for k in range(4))]
+        if not sharing:
             continue
+        # the other box's own corner of this kind (its far corner, for a bottom or right side) says
+        # where that box ends, not this one (fresh seed 37 image 99: B's far corner, not proposed,
+        # was traced onto A's bottom line, 6 px along from A's far corner)
         cx, cy = corners[side]
-        nearest = min(proposals, key=lambda p: (p.x - cx) ** 2 + (p.y - cy) ** 2)
+        own = [p for p in proposals if not any(_at(p, other[2:] if side in (1, 3) else other[:2]) for other in sharing)]
+        if not own:
+            return name
+        nearest = min(own, key=lambda p: (p.x - cx) ** 2 + (p.y - cy) ** 2)
         if abs((nearest.x if vertical else nearest.y) - across) > MAX_FINDER_OFF:
             return name
     return None
+
+
+def _at(proposal: Proposal, corner: tuple[float, float]) -> bool:
+    """Whether `proposal` lies at `corner` (SAME_CORNER)."""
+    return abs(proposal.x - corner[0]) <= SAME_CORNER and abs(proposal.y - corner[1]) <= SAME_CORNER
 
 
 def shares_far_corner(box: Box, others: Sequence[Box], height: int, width: int) -> bool:

@@ -209,8 +209,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
 def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outline],
                   proposals: Sequence[Proposal]) -> dict[str, str]:
     """label -> why, for each placed box that a last look at all of them refuses: a side off the
-    middle of its stroke, on another placed box's line where the finder saw its corner elsewhere,
-    or ending at another placed box's far corner (borrowed_line). Each is judged against every box
+    middle of its stroke, ending at another placed box's far corner, or on another placed box's
+    line where the finder saw its corner elsewhere (borrowed_line; the first reason found is given). Each is judged against every box
     placed, so two boxes sharing a far corner are both refused."""
     H, W = lab.shape[:2]
     refused = {}
@@ -219,12 +219,12 @@ def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Ou
         if _side_off_its_band(lab, marker, outlines):
             refused[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
                               "on something else, and where it lies is unclear")
-        elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
-            refused[label] = (f"the {side} side of the box read as {label} lies on another box's line, but the corner "
-                              "finder saw its corner elsewhere: it may have taken the other box's line for its own")
         elif shares_far_corner(marker.box, others, H, W):
             refused[label] = (f"the box read as {label} ends at another box's far corner: which of the two boxes "
                               "ends there is unclear")
+        elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
+            refused[label] = (f"the {side} side of the box read as {label} lies on another box's line, but the corner "
+                              "finder saw its corner elsewhere: it may have taken the other box's line for its own")
     return refused
 
 

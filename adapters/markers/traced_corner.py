@@ -80,11 +80,20 @@ def _under_a_label_box(line: _Line, stop: int, limit: int, width: float) -> bool
     B's top side under A's label; traced there, B's right side became A's left side). Judged over
     the stretch as a whole, not per position as _Line.under_label_boxes does: requiring every
     position dark missed a label's box a pixel past a blurred stop, and any position took a dark
-    stretch of a photograph for one (seed 9 image 2)."""
+    stretch of a photograph for one (seed 9 image 2). Where the scene outside the box beside the
+    stroke is as dark just before the stop, the darkness past it is the scene's."""
     past = np.arange(stop, min(stop + END_GAP, limit))
     reach = int(np.ceil(width / 2)) + LABEL_BOX_MARGIN
     rows = [r for r in range(line.row - reach, line.row + reach + 1) if 0 <= r < line.limit]
-    return bool(len(past)) and float((line.pixels(past, rows)[..., 0] < BOX_DARK).mean()) >= LABEL_BOX_DARK
+    if not len(past) or float((line.pixels(past, rows)[..., 0] < BOX_DARK).mean()) < LABEL_BOX_DARK:
+        return False
+    # as dark outside the box beside the stroke just before it stops (above a top side, left of a
+    # left side: the box's far side runs inside it) is a dark scene, not a label's box starting
+    # there (fresh seed 36 image 140: a gradient to dark blue, L 35-39 on both sides of the stop)
+    before = np.arange(max(stop - 2 * END_GAP - 1, 0), max(stop - 1, 0))
+    outside = [r for r in rows if r < line.row - width / 2 - 1]
+    return not (len(before) and outside and
+                float((line.pixels(before, outside)[..., 0] < BOX_DARK).mean()) >= LABEL_BOX_DARK)
 
 
 def _run_back_from(line: _Line, across: float, stop: int) -> int:
