@@ -927,6 +927,15 @@ def test_a_wide_stroke_whose_label_box_darkens_its_left_sides_colour_is_fitted(f
     assert outline is not None and max(abs(np.subtract(outline.box, box))) <= 1.0
 
 
+def words_read_weakly(words, at_a, at_b):
+    """BOXES drawn with `words` (A's, B's) written as their labels on a noisy scene, and an oracle
+    finder reading `at_a` and `at_b` at their top-left corners (and both far corners at 0.9)."""
+    a, b = BOXES["A"], BOXES["B"]
+    image = draw_boxes(draw_boxes(noisy(4), {words[0]: a}, STYLE), {words[1]: b}, STYLE)
+    fars = [(box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values()]
+    return image, OracleFinder([(a[0], a[1], at_a), (b[0], b[1], at_b), *fars], CORNER_CLASSES)
+
+
 def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_one_naming_wins():
     """Both labels written unreadably ("I") and read weakly by the finder (A 0.4 at A's corner,
     B 0.45 at B's): each alone does not beat leaving it unplaced, but two corners start one outline
@@ -934,10 +943,8 @@ def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_o
     times worse: both are placed (`parse_box._by_permutation`). A third such corner, or corners
     the finder reads alike, leave them missing."""
     a, b = BOXES["A"], BOXES["B"]
-    image = draw_boxes(draw_boxes(noisy(4), {"I": a}, STYLE), {"I": b}, STYLE)
+    image, weak = words_read_weakly(("I", "I"), {"A": 0.4, "B": 0.15}, {"A": 0.1, "B": 0.45})
     fars = [(box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values()]
-    weak = OracleFinder([(a[0], a[1], {"A": 0.4, "B": 0.15}), (b[0], b[1], {"A": 0.1, "B": 0.45}), *fars],
-                        CORNER_CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], weak)
     assert not missing and {m.source for m in markers.values()} == {"elimination"}
     assert all(max(abs(np.subtract(markers[l].box, BOXES[l]))) <= 1.0 and markers[l].confidence <= 0.5 for l in BOXES)
@@ -996,10 +1003,7 @@ def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothin
     overrode the networks names no label, and with it still starting an outline neither label
     is named elsewhere (`parse_box._word_overrode_networks`)."""
     a, b = BOXES["A"], BOXES["B"]
-    image = draw_boxes(draw_boxes(noisy(4), {"8": a}, STYLE), {"I": b}, STYLE)
-    fars = [(box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values()]
-    finder = OracleFinder([(a[0], a[1], {"A": 0.8, "B": 0.25}), (b[0], b[1], {"A": 0.3, "B": 0.25}), *fars],
-                          CORNER_CLASSES)
+    image, finder = words_read_weakly(("8", "I"), {"A": 0.8, "B": 0.25}, {"A": 0.3, "B": 0.25})
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert not markers and all("tells no label apart" in missing[l] for l in "AB")
     # without the rule, both would be named the wrong way round
