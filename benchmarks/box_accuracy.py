@@ -113,11 +113,12 @@ def main() -> None:
     parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
     parser.add_argument("--weights", type=Path, help="corner finder weights (default: the shipped file)")
     args = parser.parse_args()
-    if (warning := photos_warning(load_photos())) is not None:
+    photos = load_photos()  # read once: the warning and the run use the same ones
+    if (warning := photos_warning(photos)) is not None:
         print(f"warning: {warning}", file=sys.stderr)
     width, height = (int(v) for v in args.size.lower().split("x"))
     finder = CornerFinder.load(args.weights) if args.weights else None
-    print(json.dumps(evaluate(args.n, args.seed, height, width, finder=finder)))
+    print(json.dumps(evaluate(args.n, args.seed, height, width, photos=photos, finder=finder)))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.parse import parse_image  # noqa: E402
 from adapters.markers.patch_reader import default_patch_reader  # noqa: E402
-from adapters.markers.scenes import benchmark_case, jpeg, load_photos, photos_warning  # noqa: E402,F401 (jpeg: the tests' import)
+from adapters.markers.scenes import (benchmark_case, jpeg, load_photos,  # noqa: E402,F401 (jpeg: the tests' import)
+                                     photos_warning)
 
 
 def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: list[str]):
@@ -108,10 +109,11 @@ def main() -> int:
     parser.add_argument("--no-patch-reader", action="store_true", help="words only (no patch reader pass)")
     parser.add_argument("--no-centre-finder", action="store_true", help="no centre finder pass")
     args = parser.parse_args()
-    if (warning := photos_warning(load_photos())) is not None:
+    photos = load_photos()  # read once: the warning and the run use the same ones
+    if (warning := photos_warning(photos)) is not None:
         print(f"warning: {warning}", file=sys.stderr)
     width, height = (int(v) for v in args.size.lower().split("x"))
-    print(json.dumps(evaluate(args.n, args.seed, height, width, patch_reader=not args.no_patch_reader,
+    print(json.dumps(evaluate(args.n, args.seed, height, width, photos=photos, patch_reader=not args.no_patch_reader,
                                 centre_finder=not args.no_centre_finder)))
     return 0
 

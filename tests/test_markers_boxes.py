@@ -16,7 +16,7 @@ from adapters.markers.box_outline import _Line, crosses_at_top_left, fit_outline
 from adapters.markers.centre_finder import Proposal
 from adapters.markers.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
 from adapters.markers.corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE
-from adapters.markers.detect import to_lab
+from adapters.markers.detect import BOX_DARK, to_lab
 from adapters.markers import parse_box
 from adapters.markers.render import MarkerStyle, draw_boxes
 from adapters.markers.scenes import FAR_CORNER, box_training_scene, jpeg, random_boxes
@@ -995,7 +995,7 @@ def test_fewer_labelled_corners_than_labels_are_named_unless_another_outlined_co
     assert "tells no label apart" in missing["A"]
 
 
-def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothing():
+def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothing(monkeypatch):
     """A's label cut out by colour as an "8" (benchmark seed 38 image 110: small red text on a red
     gradient): the word takes A off A's corner, though the finder reads A there at 0.8, but not B
     (an 8 is B-like), read there at 0.25. B's corner is read A 0.3 and B 0.25. Naming B at A's
@@ -1007,12 +1007,10 @@ def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothin
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert not markers and all("tells no label apart" in missing[l] for l in "AB")
     # without the rule, both would be named the wrong way round
-    before = parse_box._word_overrode_networks
-    try:
-        parse_box._word_overrode_networks = lambda *args: False
+    overrode = parse_box._word_overrode_networks
+    with monkeypatch.context() as undone:
+        undone.setattr(parse_box, "_word_overrode_networks", lambda *args: False)
         markers, _, _ = read_boxes(image, ["A", "B"], finder)
-    finally:
-        parse_box._word_overrode_networks = before
     assert max(abs(np.subtract(markers["B"].box, a))) <= 1.0 and max(abs(np.subtract(markers["A"].box, b))) <= 1.0
     # the rule itself: only a label not yet placed counts (a placed label the networks read here
     # too was their confusion), read at MIN_EVIDENCE or more, and more than every label kept, a
@@ -1020,7 +1018,6 @@ def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothin
     # takes D off, read there at 0.18)
     read = Proposal(0.0, 0.0, {"A": 0.6, "B": 0.3, "C": 0.1})
     weighed = Proposal(0.0, 0.0, {"A": 0.0, "B": 0.3, "C": 0.0})
-    overrode = parse_box._word_overrode_networks
     assert overrode(read, weighed, ["A", "B", "C"], set())
     assert not overrode(read, weighed, ["A", "B", "C"], {"A"})  # A is placed
     assert not overrode(read, replace_scores(weighed, B=0.65), ["A", "B", "C"], set())
@@ -1174,7 +1171,7 @@ def test_a_side_stopping_on_a_dark_scene_is_traced_there(width):
     box = {"B": (60.4, 60.3, 200.6, 170.2)}
     rng = np.random.default_rng(3)
     dark = np.clip(rng.normal((20, 35, 95), 3, (220, 280, 3)), 0, 255).astype(np.uint8)  # L about 16
-    assert to_lab(dark)[..., 0].mean() < 38  # darker than detect.BOX_DARK: as dark as a label's box
+    assert to_lab(dark)[..., 0].mean() < BOX_DARK  # as dark as a label's box
     image = jpeg(draw_boxes(dark, box, MarkerStyle(colour=(255, 220, 0), ring_width=width, label_height=12)), 85)
     assert max(abs(np.subtract(traced_far_corner(to_lab(image), 60.6, 60.1), box["B"][2:]))) <= 2.0
 

@@ -54,7 +54,8 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
     line from a borrowed one by)."""
     if not proposals:
         return None
-    corners = (box[:2], box[2:], box[:2], box[2:])  # per side (SIDE_NAMES): the corner it starts or ends at
+    # per side (SIDE_NAMES): the corner it starts or ends at, as a slice of a box
+    ends = (slice(0, 2), slice(2, 4), slice(0, 2), slice(2, 4))
     for side, name in enumerate(SIDE_NAMES):
         across, start, end, vertical, extent, _ = side_line(box, side, height, width)
         if _at_border(across, extent):
@@ -67,19 +68,19 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
         # the other box's own corner of this kind (its far corner, for a bottom or right side) says
         # where that box ends, not this one (fresh seed 37 image 99: B's far corner, not proposed,
         # was traced onto A's bottom line, 6 px along from A's far corner)
-        cx, cy = corners[side]
-        own = [p for p in proposals if not any(_at(p, other[2:] if side in (1, 3) else other[:2]) for other in sharing)]
+        own = [p for p in proposals if not any(_one_point((p.x, p.y), other[ends[side]]) for other in sharing)]
         if not own:
             return name
+        cx, cy = box[ends[side]]
         nearest = min(own, key=lambda p: (p.x - cx) ** 2 + (p.y - cy) ** 2)
         if abs((nearest.x if vertical else nearest.y) - across) > MAX_FINDER_OFF:
             return name
     return None
 
 
-def _at(proposal: Proposal, corner: tuple[float, float]) -> bool:
-    """Whether `proposal` lies at `corner` (SAME_CORNER)."""
-    return abs(proposal.x - corner[0]) <= SAME_CORNER and abs(proposal.y - corner[1]) <= SAME_CORNER
+def _one_point(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Whether points `a` and `b` (x, y) differ by at most SAME_CORNER px in each coordinate."""
+    return abs(a[0] - b[0]) <= SAME_CORNER and abs(a[1] - b[1]) <= SAME_CORNER
 
 
 def shares_far_corner(box: Box, others: Sequence[Box], height: int, width: int) -> bool:
@@ -88,7 +89,7 @@ def shares_far_corner(box: Box, others: Sequence[Box], height: int, width: int) 
     x1, y1 = box[2], box[3]
     if _at_border(x1, width) or _at_border(y1, height):
         return False
-    return any(abs(o[2] - x1) <= SAME_CORNER and abs(o[3] - y1) <= SAME_CORNER for o in others)
+    return any(_one_point((x1, y1), o[2:]) for o in others)
 
 
 def _one_line(side: tuple[float, float, float, bool], other: tuple[float, float, float, bool]) -> bool:

@@ -210,8 +210,9 @@ def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Ou
                   proposals: Sequence[Proposal]) -> dict[str, str]:
     """label -> why, for each placed box that a last look at all of them refuses: a side off the
     middle of its stroke, ending at another placed box's far corner, or on another placed box's
-    line where the finder saw its corner elsewhere (borrowed_line; the first reason found is given). Each is judged against every box
-    placed, so two boxes sharing a far corner are both refused."""
+    line where the finder saw its corner elsewhere (borrowed_line; the first reason found is
+    given). Each is judged against every box placed, so two boxes sharing a far corner are both
+    refused."""
     H, W = lab.shape[:2]
     refused = {}
     for label, marker in markers.items():
