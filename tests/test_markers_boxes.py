@@ -1234,3 +1234,23 @@ def test_a_far_corner_proposed_past_a_wide_bottom_side_does_not_leave_the_box_un
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0
+
+
+def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypatch):
+    """A near miss of a box: B's top side at the border, so its label is written inside it, over
+    A's label above A's corner (fresh seed 35 image 144's boxes and style). The word search at A's
+    corner finds B's label, which reads far more clearly than A's half-hidden one, and took A off
+    its corner. B's word belongs to B's corner, where the finder reads B most: at A's corner it
+    is read again without it (`parse_box._each_word_read_once`), and A is placed."""
+    a, b = (52.5, 35.4, 267.5, 139.3), (60.4, 3.0, 287.3, 149.2)
+    style = MarkerStyle(colour=(0, 200, 0), ring_width=4, font="hershey-complex", label_height=16.5, gap=3.2,
+                        polarity="box", box_colour=(43, 14, 15), text_colour=(240, 253, 237))
+    image = draw_boxes(noisy(4, 240, 320), {"A": a, "B": b}, style)
+    finder = OracleFinder([(a[0], a[1], {"A": 0.6}), (b[0], b[1], {"B": 0.85}),
+                           (a[2], a[3], {FAR_CORNER: 0.9}), (b[2], b[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert not missing
+    assert all(max(abs(np.subtract(markers[l].box, box))) <= 1.0 for l, box in (("A", a), ("B", b)))
+    monkeypatch.setattr(parse_box, "_each_word_read_once", lambda lab, outlines, proposed, readings, *rest: readings)
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder)
+    assert "A" in missing and "B" in markers  # without it, B's word vetoes A at A's corner

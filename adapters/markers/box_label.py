@@ -44,11 +44,12 @@ LINE_LIKE = frozenset("IJLT17")
 class CornerReading:
     """What the word at a box's corner reads as most clearly (`nearest`: any class the glyph
     classifier knows, letters and digits included) with that similarity, and its similarity to
-    each label asked about."""
+    each label asked about; `word`: that word's rectangle (x0, y0, x1, y1), exclusive ends."""
 
     nearest: str
     similarity: float
     label_similarities: dict[str, float]
+    word: tuple[int, int, int, int] | None = None
 
     def confirms(self, label: str) -> bool:
         """Whether the word clearly reads as `label`: its nearest class, read with at least
@@ -140,14 +141,25 @@ def _inside(inner, outer) -> bool:
 
 
 def read_corner(lab: np.ndarray, outline: Outline, labels: tuple[str, ...],
-                classifier: GlyphClassifier) -> CornerReading | None:
+                classifier: GlyphClassifier, skip: tuple[int, int, int, int] | None = None) -> CornerReading | None:
     """The clearest reading of the words at `outline`'s corner, with their best similarity to
-    each of `labels`; None when no word was found there."""
-    words = corner_words(lab, outline)
+    each of `labels`; None when no word was found there. `skip`: a word's rectangle not to read
+    (another box's label), with every word covering half of it or more (that label merged with
+    ink beside it)."""
+    words = [w for w in corner_words(lab, outline) if skip is None or not _covers(w.rect, skip)]
     if not words:
         return None
     masks = [w.mask for w in words]
-    best = max(classifier.read_many(masks), key=lambda r: r.similarity)
+    readings = classifier.read_many(masks)
+    k = max(range(len(words)), key=lambda i: readings[i].similarity)
     similarities = classifier.label_similarities(masks, tuple(labels)).max(axis=0)
-    return CornerReading(best.nearest, float(best.similarity),
-                         {label: float(v) for label, v in zip(labels, similarities)})
+    return CornerReading(readings[k].nearest, float(readings[k].similarity),
+                         {label: float(v) for label, v in zip(labels, similarities)},
+                         tuple(int(v) for v in words[k].rect))
+
+
+def _covers(rect, other) -> bool:
+    """Whether `rect` overlaps half of `other`'s area or more (rectangles (x0, y0, x1, y1), exclusive ends)."""
+    w = min(rect[2], other[2]) - max(rect[0], other[0])
+    h = min(rect[3], other[3]) - max(rect[1], other[1])
+    return w > 0 and h > 0 and 2 * w * h >= (other[2] - other[0]) * (other[3] - other[1])

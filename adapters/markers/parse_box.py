@@ -116,7 +116,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     missing = {l: f"{l!r} is not a box label ({', '.join(BOX_LABELS)})" for l in labels if l not in BOX_LABELS}
     wanted = [l for l in labels if l in BOX_LABELS]
     read = candidate_corners(proposals, wanted)
-    corners, outlines_at, outlines, vetoes, readings, proposed = [], [], [], {}, [], []
+    outlines_at, outlines, vetoes, readings, proposed = [], [], {}, [], []
     label_seen: list[bool] = []  # per corner: the corner reader sees a label written there
     reader_sure: list[set[str]] = []  # per corner: the labels the corner reader reads at READER_SURE
     found_at: list[Proposal] = []  # per corner: the finder's proposal, as it read it
@@ -137,8 +137,9 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             reader_sure.append(sure)
             proposed.append(p)
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
-            corners.append(_weighed_by_word(p, readings[-1], vetoes, weighed_by_reader=reader is not None))
             outlines_at.append(found)
+    readings = _each_word_read_once(lab, outlines_at, proposed, readings, wanted, classifier)
+    corners = [_weighed_by_word(p, r, vetoes, weighed_by_reader=reader is not None) for p, r in zip(proposed, readings)]
     # the box read at each corner (elimination and naming below weigh weaker readings, and take
     # only corners that start one outline as found, not one chosen over another)
     own_at = [_its_own_box(found, outlines) for found in outlines_at]
@@ -426,6 +427,33 @@ def _weighed_by_word(corner: Proposal, reading: CornerReading | None, vetoes: di
         elif reading.confirms(label) and scores[label] >= MIN_EVIDENCE:
             scores[label] = max(scores[label], WORD_CONFIRMS)
     return replace(corner, scores=scores)
+
+
+def _each_word_read_once(lab: np.ndarray, outlines_at: list[list[Outline]], proposed: list[Proposal],
+                         readings: list[CornerReading | None], labels: list[str],
+                         classifier: GlyphClassifier) -> list[CornerReading | None]:
+    """`readings` with each word that reads as an asked label read at one corner only: the one
+    where the networks (`proposed`: the finder's scores weighed by the corner reader) read that
+    label most, at MIN_EVIDENCE at least; the other corners whose clearest word it was are read
+    again without it (box_label.read_corner's `skip`). A box drawn as a near miss of another
+    has its label beside the other's, often half under it, so the word search at its corner
+    also finds the other box's label, which reads more clearly than its own and took its label
+    away (fresh seed 35 image 144: B's label over A's, read as B at A's corner, where the finder
+    read A 0.58 and the corner reader 0.98, so A was missing). Where no corner reads the label
+    more than every other, the readings stay as they are."""
+    out = list(readings)
+    for k, reading in enumerate(readings):
+        if reading is None or reading.word is None or reading.nearest not in labels:
+            continue
+        label = reading.nearest
+        sharing = [j for j, other in enumerate(readings) if other is not None and other.word == reading.word]
+        owner = max(sharing, key=lambda j: proposed[j].scores.get(label, 0.0))
+        owner_score = proposed[owner].scores.get(label, 0.0)
+        if k == owner or owner_score < MIN_EVIDENCE or any(
+                j != owner and proposed[j].scores.get(label, 0.0) >= owner_score for j in sharing):
+            continue
+        out[k] = read_corner(lab, outlines_at[k][0], tuple(labels), classifier, skip=reading.word)
+    return out
 
 
 def _written_once(labels: list[str], corners: list[Proposal], readings: list[CornerReading | None]) -> list[Proposal]:
