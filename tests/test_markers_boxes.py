@@ -351,6 +351,32 @@ def test_a_corner_the_reader_is_sure_of_and_the_finder_reads_faintly_but_there_m
     assert set(markers) == {"A"} and "is in doubt: B may as well be unplaced" in missing["B"]
 
 
+def test_a_word_misread_as_another_letter_does_not_take_a_label_the_corner_reader_settles():
+    """B's label is written as an "R" (the glyph classifier misreads small Bs as R, P or F: fresh
+    seed 40 image 85, where the finder read B 0.33 and the corner reader 0.98 at B's corner). The
+    word's veto took B off its only corner. Where the corner reader reads B at READER_SURE and the
+    finder reads it there at MIN_EVIDENCE and more than anywhere else, the veto does not stand
+    (`_weighed_by_word`'s `settled`); with the reader less sure, or the finder reading B more at
+    another corner, it does."""
+    a, b = BOXES["A"], BOXES["B"]
+    image = draw_boxes(draw_boxes(noisy(4), {"A": a}, STYLE), {"R": b}, STYLE)
+
+    def finder(*extra):
+        return OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"B": 0.33}), *extra,
+                             *((box[2], box[3], {FAR_CORNER: 0.9}) for box in BOXES.values())], CORNER_CLASSES)
+
+    def reader(b_reads):
+        return OracleReader({(a[0], a[1]): {"A": 0.98, READER_NONE: 0.02},
+                             (b[0], b[1]): {"B": b_reads, READER_NONE: 1.0 - b_reads}}, READER_CLASSES)
+
+    markers, missing, _ = read_boxes(image, ["A", "B"], finder(), reader=reader(0.98))
+    assert not missing and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
+    for weaker in (read_boxes(image, ["A", "B"], finder(), reader=reader(0.9)),
+                   read_boxes(image, ["A", "B"], finder((250.0, 20.0, {"B": 0.4})), reader=reader(0.98))):
+        markers, missing, _ = weaker
+        assert set(markers) == {"A"} and "reads as another label or letter" in missing["B"]
+
+
 class SetVerifier:
     """An outline verifier whose probability is set (the same for every rectangle); it accepts
     none where the hand rules reject one (its ACCEPTANCE is never reached), so that only the last
