@@ -40,7 +40,7 @@ from .last_box import ProbabilityVerifier, last_box
 from .merged_side import off_centre, refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
-from .stroke_band import off_its_strokes
+from .stroke_band import onto_strokes
 from .traced_corner import traced_far_corner
 from .types import Marker
 
@@ -203,7 +203,17 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             del missing[left[0]]
         else:
             missing[left[0]] += f"; {why}"
-    for label, why in _refused_last(lab, markers, outlines, proposals).items():
+    off_stroke = []  # placed boxes with a side off its stroke that cannot be moved onto it
+    for label, marker in markers.items():
+        moved = _onto_its_strokes(lab, marker, outlines)
+        if moved is None:
+            off_stroke.append(label)
+        else:
+            markers[label] = moved
+    refused = _refused_last(lab, markers, outlines, proposals)  # judged against every box placed
+    refused.update({label: (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
+                            "on something else, and where it lies is unclear") for label in off_stroke})
+    for label, why in refused.items():
         missing[label] = why
         del markers[label]
     return markers, missing, outlines
@@ -211,19 +221,15 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
 
 def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outline],
                   proposals: Sequence[Proposal]) -> dict[str, str]:
-    """label -> why, for each placed box that a last look at all of them refuses: a side off the
-    middle of its stroke, ending at another placed box's far corner, or on another placed box's
-    line where the finder saw its corner elsewhere (borrowed_line; the first reason found is
-    given). Each is judged against every box placed, so two boxes sharing a far corner are both
-    refused."""
+    """label -> why, for each placed box that a last look at all of them refuses: ending at
+    another placed box's far corner, or on another placed box's line where the finder saw its
+    corner elsewhere (borrowed_line; the first reason found is given). Each is judged against
+    every box placed, so two boxes sharing a far corner are both refused."""
     H, W = lab.shape[:2]
     refused = {}
     for label, marker in markers.items():
         others = [m.box for other, m in markers.items() if other != label]
-        if _side_off_its_band(lab, marker, outlines):
-            refused[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
-                              "on something else, and where it lies is unclear")
-        elif shares_far_corner(marker.box, others, H, W):
+        if shares_far_corner(marker.box, others, H, W):
             refused[label] = (f"the box read as {label} ends at another box's far corner: which of the two boxes "
                               "ends there is unclear")
         elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
@@ -232,18 +238,23 @@ def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Ou
     return refused
 
 
-def _side_off_its_band(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> bool:
-    """Whether a side of `marker`'s box lies off the middle of its stroke (stroke_band), judged in
-    the style of the fitted outline nearest it (its own, or its own before a refit moved a side;
-    a box between the finder's corners is no fitted outline, and a question's boxes share a
-    style). Sides fitted on a scene's edge beside the stroke (fresh seed 18 images 89 and 125,
-    2.9 and 2.4 px off) were placed by elimination and answered wrong. (Unlike _off_its_stroke,
-    which of two fits of one side is on its stroke, this judges one box's sides alone.)"""
+def _onto_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> Marker | None:
+    """`marker` with each side of its box that lies off the middle of its stroke moved onto it
+    (stroke_band.onto_strokes), or None where such a side cannot be moved; judged in the style
+    of the fitted outline nearest it (its own, or its own before a refit moved a side; a box
+    between the finder's corners is no fitted outline, and a question's boxes share a style).
+    Sides fitted on a scene's edge or JPEG's fringe beside the stroke lie up to 2.9 px off (fresh
+    seed 18 images 89 and 125, answered wrong before this check); a band that says where the
+    stroke is puts them within a px of it. (Unlike _off_its_stroke, which of two fits of one side
+    is on its stroke, this judges one box's sides alone.)"""
     if not outlines:
-        return False
+        return marker
     fitted = min(outlines, key=lambda o: max(abs(np.subtract(o.box, marker.box))))
     outline = replace(fitted, x0=marker.box[0], y0=marker.box[1], x1=marker.box[2], y1=marker.box[3])
-    return off_its_strokes(lab, outline, outline)
+    moved = onto_strokes(lab, outline, outline)
+    if moved is None or moved is outline:
+        return None if moved is None else marker
+    return replace(marker, xy=((moved.x0 + moved.x1) / 2, (moved.y0 + moved.y1) / 2), box=moved.box)
 
 
 def candidate_corners(proposals: Sequence[Proposal], wanted: Sequence[str]) -> list[Proposal]:

@@ -4,13 +4,19 @@ A drawn side's line is the middle of its stroke. A rectangle whose side lies wel
 of the band of ink beside it was put there by something other than the stroke: a corner finder's
 corner under a label's dark box, or a fit that took a scene's edge. A band wider than the box's
 other strokes is the side merged with another line of its colour, and its middle says nothing
-of where the side lies. No library measures this: a few means over the pixels box_outline judges.
+of where the side lies, and so does a band too faint or too wide to bound (a 1 px line blended
+away from the box's colour, a scene of that colour). A side off a band that does say where its
+stroke is moves onto the band's middle, when that is near (a fit on JPEG's fringe or a scene's
+edge beside the stroke). No library measures this: a few means over the pixels box_outline judges.
 
     off_its_strokes(lab, outline, style) -> bool        some side off its stroke
+    onto_strokes(lab, outline, style) -> Outline | None  such sides moved onto their strokes' middles
     stroke_across(lab, outline, side, style) -> (px off, band width) | None
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -26,21 +32,57 @@ STROKE_REACH = 4  # px past half the stroke searched across a side for its band 
 # stroke mostly under labels' boxes (seed 13 image 18: 0.28 of its rows) beside a row another
 # line inks more (0.65)
 BAND_SHARE = 3
+# a band says where a side's stroke lies when its best row is inked along this share of the side at
+# least and it ends inside the rows searched: a 1 px line whose pixels JPEG and the scene blend
+# away from the box's colour inks a few rows at 0.04-0.33, scattered (box benchmark, 18 seeds:
+# five right boxes, 0.2-0.7 px off, were refused on such bands), and a scene of the box's colour
+# inks every row
+MIN_INKED = 0.4
+# the most px a side off its band is moved onto the band's middle. Over the box benchmark's 18
+# seeds, every side judged off its band by 1.5-2.35 px lay that far off its drawn line (a fit
+# 1.3-2.2 px off, on a scene's edge or JPEG's fringe beside the stroke); moved, all lay within
+# 0.7 px. Bands 3.1-4.5 px off each side of one box (seed 34 image 86) were no stroke's
+MAX_MOVE = 2.5
 
 
 def off_its_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> bool:
-    """Whether a side of `outline` lies over MAX_OFF_BAND px off the middle of its band of ink where
-    that band is no wider than the narrowest of `style`'s (the box's own, or a placed box's in the
-    same style) by more than WIDER_BAND: its own stroke, which the side missed. A wider band is
-    the side merged with another line, whose middle is not the side's (as merged_side judges a
-    side's run against the narrowest side's)."""
-    own = [stroke_across(lab, outline, side, style) for side in range(4)]
-    styled = own if style is outline else [stroke_across(lab, style, side, style) for side in range(4)]
+    """Whether a side of `outline` lies over MAX_OFF_BAND px off the middle of its band of ink
+    (_off_sides)."""
+    return bool(_off_sides(lab, outline, style))
+
+
+def onto_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> Outline | None:
+    """`outline` with each side off the middle of its band (_off_sides) moved onto it, or None
+    where such a side lies over MAX_MOVE px away or the moved outline is judged off its strokes
+    again; `outline` itself when no side is off."""
+    off = _off_sides(lab, outline, style)
+    if not off:
+        return outline
+    if any(abs(px) > MAX_MOVE for px in off.values()):
+        return None
+    box = list(outline.box)
+    for side, px in off.items():
+        box[(1, 3, 0, 2)[side]] += px  # side top, bottom, left, right -> box coordinate y0, y1, x0, x1
+    moved = replace(outline, x0=box[0], y0=box[1], x1=box[2], y1=box[3])
+    return None if off_its_strokes(lab, moved, moved if style is outline else style) else moved
+
+
+def _off_sides(lab: np.ndarray, outline: Outline, style: Outline) -> dict[int, float]:
+    """side -> px from its line to the middle of its band of ink, for each side of `outline` over
+    MAX_OFF_BAND px off a band that says where its stroke is (MIN_INKED, ending inside the rows
+    searched) and is no wider than the narrowest of `style`'s (the box's own, or a placed box's
+    in the same style) by more than WIDER_BAND: its own stroke, which the side missed. A wider
+    band is the side merged with another line, whose middle is not the side's (as merged_side
+    judges a side's run against the narrowest side's)."""
+    own = [_band(lab, outline, side, style) for side in range(4)]
+    styled = own if style is outline else [_band(lab, style, side, style) for side in range(4)]
     widths = [band[1] for band in styled if band is not None]
     if not widths:
-        return False
+        return {}
     narrowest = min(widths)  # (a median counts merged sides: seed 9 image 102's, 8-12 rows against 3)
-    return any(band is not None and abs(band[0]) > MAX_OFF_BAND and band[1] <= narrowest + WIDER_BAND for band in own)
+    return {side: band[0] for side, band in enumerate(own)
+            if band is not None and abs(band[0]) > MAX_OFF_BAND and band[1] <= narrowest + WIDER_BAND
+            and band[2] >= MIN_INKED and band[3]}
 
 
 def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int] | None:
@@ -53,6 +95,13 @@ def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) 
     position's run through the side's row (merged_side._side_ink): a side 2 px off a 1 px line has
     no ink on its own row to start a run from. No library measures this: a few means over the
     pixels box_outline judges."""
+    band = _band(lab, outline, side, style)
+    return None if band is None else band[:2]
+
+
+def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int, float, bool] | None:
+    """stroke_across's (px off, band width), with the share of the side its best row inks and
+    whether the band ends inside the rows searched."""
     across, start, end, transposed, limit_across, limit_along = side_line(outline.box, side, *lab.shape[:2])
     half = style.width / 2
     reach = int(np.ceil(half)) + STROKE_REACH
@@ -70,4 +119,5 @@ def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) 
     inked = np.flatnonzero(share >= share.max() / BAND_SHARE)
     runs = np.split(inked, np.flatnonzero(np.diff(inked) > 1) + 1)
     nearest = min(runs, key=lambda run: min(abs(run - reach)))
-    return float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - across), int(nearest[-1] - nearest[0])
+    return (float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - across), int(nearest[-1] - nearest[0]),
+            float(share[nearest].max()), bool(nearest[0] > 0 and nearest[-1] < len(rows) - 1))
