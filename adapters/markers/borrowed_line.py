@@ -20,6 +20,7 @@ No library measures this: a comparison of a few coordinates.
 
     borrowed_side(box, others, proposals, height, width) -> side name | None
     shares_far_corner(box, others, height, width) -> bool
+    shared_sides(box, others, height, width) -> side names
 """
 
 from __future__ import annotations
@@ -76,6 +77,19 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
         if abs((nearest.x if vertical else nearest.y) - across) > MAX_FINDER_OFF:
             return name
     return None
+
+
+def shared_sides(box: Box, others: Sequence[Box], height: int, width: int) -> list[str]:
+    """The names of the sides of `box` that lie on a parallel side of one of `others` (SAME_LINE,
+    ALONG), away from the image's border."""
+    names = []
+    for side, name in enumerate(SIDE_NAMES):
+        across, start, end, vertical, extent, _ = side_line(box, side, height, width)
+        if not _at_border(across, extent) and any(
+                _one_line((across, start, end, vertical), side_line(other, k, height, width)[:4])
+                for other in others for k in range(4)):
+            names.append(name)
+    return names
 
 
 def _one_point(a: Sequence[float], b: Sequence[float]) -> bool:
