@@ -88,7 +88,8 @@ def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why)
     on before; seed 37 image 99 once a dark scene no longer stopped the far corner's trace; seed 50
     image 93 once a side off its stroke was moved onto it, where its right side lay on D's line,
     8.7 px from its own, and the finder proposed a far corner there): a side fitted on another
-    box's line 3.2-8.7 px from its own, or a box run on to another box's far corner. Now each such box is refused, saying why, and every box placed is right."""
+    box's line 3.2-8.7 px from its own, or a box run on to another box's far corner. Now each such
+    box is refused, saying why, and every box placed is right."""
     from adapters.markers.corner_finder import default_corner_finder
 
     drawn, boxes, _ = benchmark_image(seed, index)

@@ -139,9 +139,10 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
             outlines_at.append(found)
     readings = _each_word_read_once(lab, outlines_at, proposed, readings, wanted, classifier)
-    corners = [_weighed_by_word(p, r, vetoes, weighed_by_reader=reader is not None,
-                                settled={l for l in sure if found.scores[l] >= MIN_EVIDENCE and _reader_settles(l, sure, found, read)})
-               for p, r, sure, found in zip(proposed, readings, reader_sure, found_at)]
+    settled = [{l for l in sure if found.scores[l] >= MIN_EVIDENCE and _reader_settles(l, sure, found, read)}
+               for sure, found in zip(reader_sure, found_at)]  # per corner: labels no word takes away there
+    corners = [_weighed_by_word(p, r, vetoes, weighed_by_reader=reader is not None, settled=labels_settled)
+               for p, r, labels_settled in zip(proposed, readings, settled)]
     # the box read at each corner (elimination and naming below weigh weaker readings, and take
     # only corners that start one outline as found, not one chosen over another)
     own_at = [_its_own_box(found, outlines) for found in outlines_at]
@@ -203,48 +204,45 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             del missing[left[0]]
         else:
             missing[left[0]] += f"; {why}"
-    off_stroke, moved = [], []  # boxes with a side off its stroke: not movable onto it, moved
-    for label, marker in markers.items():
-        on_strokes = _onto_its_strokes(lab, marker, outlines)
-        if on_strokes is None:
-            off_stroke.append(label)
-        elif on_strokes is not marker:
-            markers[label] = on_strokes
-            moved.append(label)
-    refused = _refused_last(lab, markers, outlines, proposals)  # judged against every box placed
-    # a fit that missed one side's stroke may have taken another box's line for another side: a
-    # moved box with a side on another placed box's line is refused (fresh seed 50 image 93: C's
-    # right side on D's, 8.7 px from its own, at a far corner the finder proposed there wrongly)
-    refused.update({label: (f"a side of the box read as {label} was fitted off the middle of its stroke, and its "
-                            f"{' and '.join(shared)} side lies on another box's line: it may have taken that line "
-                            "for its own") for label in moved
-                    if (shared := shared_sides(markers[label].box, [m.box for other, m in markers.items()
-                                                                    if other != label], H, W))})
-    refused.update({label: (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
-                            "on something else, and where it lies is unclear") for label in off_stroke})
+    markers, refused = _last_look(lab, markers, outlines, proposals)
     for label, why in refused.items():
         missing[label] = why
         del markers[label]
     return markers, missing, outlines
 
 
-def _refused_last(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outline],
-                  proposals: Sequence[Proposal]) -> dict[str, str]:
-    """label -> why, for each placed box that a last look at all of them refuses: ending at
-    another placed box's far corner, or on another placed box's line where the finder saw its
-    corner elsewhere (borrowed_line; the first reason found is given). Each is judged against
-    every box placed, so two boxes sharing a far corner are both refused."""
+def _last_look(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outline],
+               proposals: Sequence[Proposal]) -> tuple[dict[str, Marker], dict[str, str]]:
+    """(`markers` with each box's sides that lie off the middle of their strokes moved onto them,
+    label -> why for each box a last look at all of them refuses): a side off its stroke that
+    cannot be moved (_onto_its_strokes); a moved box with a side on another placed box's line (a
+    fit that missed one side's stroke may have taken another box's line for another side: fresh
+    seed 50 image 93's C, its right side on D's, 8.7 px from its own, at a far corner the finder
+    proposed there wrongly); ending at another placed box's far corner; on another placed box's
+    line where the finder saw its corner elsewhere (borrowed_line). The first reason found is
+    given, and each box is judged against every box placed, so two boxes sharing a far corner
+    are both refused."""
     H, W = lab.shape[:2]
+    on_strokes = {label: _onto_its_strokes(lab, marker, outlines) for label, marker in markers.items()}
+    moved = {label: m for label, m in on_strokes.items() if m is not None and m is not markers[label]}
+    markers = {**markers, **moved}
     refused = {}
     for label, marker in markers.items():
         others = [m.box for other, m in markers.items() if other != label]
-        if shares_far_corner(marker.box, others, H, W):
+        if on_strokes[label] is None:
+            refused[label] = (f"a side of the box read as {label} lies off the middle of its stroke: it was fitted "
+                              "on something else, and where it lies is unclear")
+        elif label in moved and (shared := shared_sides(marker.box, others, H, W)):
+            refused[label] = (f"a side of the box read as {label} was fitted off the middle of its stroke, and its "
+                              f"{' and '.join(shared)} side lies on another box's line: it may have taken that line "
+                              "for its own")
+        elif shares_far_corner(marker.box, others, H, W):
             refused[label] = (f"the box read as {label} ends at another box's far corner: which of the two boxes "
                               "ends there is unclear")
         elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
             refused[label] = (f"the {side} side of the box read as {label} lies on another box's line, but the corner "
                               "finder saw its corner elsewhere: it may have taken the other box's line for its own")
-    return refused
+    return markers, refused
 
 
 def _onto_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> Marker | None:
