@@ -58,14 +58,10 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
     # per side (SIDE_NAMES): the corner it starts or ends at, as a slice of a box
     ends = (slice(0, 2), slice(2, 4), slice(0, 2), slice(2, 4))
     for side, name in enumerate(SIDE_NAMES):
-        across, start, end, vertical, extent, _ = side_line(box, side, height, width)
-        if _at_border(across, extent):
-            continue
-        sharing = [other for other in others
-                   if any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4])
-                          for k in range(4))]
+        sharing = _sharing(box, side, others, height, width)
         if not sharing:
             continue
+        across, _, _, vertical, _, _ = side_line(box, side, height, width)
         # the other box's own corner of this kind (its far corner, for a bottom or right side) says
         # where that box ends, not this one (fresh seed 37 image 99: B's far corner, not proposed,
         # was traced onto A's bottom line, 6 px along from A's far corner)
@@ -82,14 +78,17 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
 def shared_sides(box: Box, others: Sequence[Box], height: int, width: int) -> list[str]:
     """The names of the sides of `box` that lie on a parallel side of one of `others` (SAME_LINE,
     ALONG), away from the image's border."""
-    names = []
-    for side, name in enumerate(SIDE_NAMES):
-        across, start, end, vertical, extent, _ = side_line(box, side, height, width)
-        if not _at_border(across, extent) and any(
-                _one_line((across, start, end, vertical), side_line(other, k, height, width)[:4])
-                for other in others for k in range(4)):
-            names.append(name)
-    return names
+    return [name for side, name in enumerate(SIDE_NAMES) if _sharing(box, side, others, height, width)]
+
+
+def _sharing(box: Box, side: int, others: Sequence[Box], height: int, width: int) -> list[Box]:
+    """The boxes of `others` with a parallel side on one line with side `side` of `box` (_one_line);
+    none where that side lies at the image's border."""
+    across, start, end, vertical, extent, _ = side_line(box, side, height, width)
+    if _at_border(across, extent):
+        return []
+    return [other for other in others
+            if any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4]) for k in range(4))]
 
 
 def _one_point(a: Sequence[float], b: Sequence[float]) -> bool:

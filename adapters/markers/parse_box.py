@@ -139,7 +139,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
             readings.append(read_corner(lab, found[0], tuple(wanted), classifier))
             outlines_at.append(found)
     readings = _each_word_read_once(lab, outlines_at, proposed, readings, wanted, classifier)
-    settled = [{l for l in sure if found.scores[l] >= MIN_EVIDENCE and _reader_settles(l, sure, found, read)}
+    settled = [{l for l in wanted if found.scores[l] >= MIN_EVIDENCE and _reader_settles(l, sure, found, read)}
                for sure, found in zip(reader_sure, found_at)]  # per corner: labels no word takes away there
     corners = [_weighed_by_word(p, r, vetoes, weighed_by_reader=reader is not None, settled=labels_settled)
                for p, r, labels_settled in zip(proposed, readings, settled)]
@@ -259,8 +259,10 @@ def _onto_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) 
     fitted = min(outlines, key=lambda o: max(abs(np.subtract(o.box, marker.box))))
     outline = replace(fitted, x0=marker.box[0], y0=marker.box[1], x1=marker.box[2], y1=marker.box[3])
     moved = onto_strokes(lab, outline, outline)
-    if moved is None or moved is outline:
-        return None if moved is None else marker
+    if moved is None:
+        return None
+    if moved is outline:  # no side off its stroke
+        return marker
     return replace(marker, xy=((moved.x0 + moved.x1) / 2, (moved.y0 + moved.y1) / 2), box=moved.box)
 
 

@@ -17,6 +17,7 @@ edge beside the stroke). No library measures this: a few means over the pixels b
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -76,13 +77,13 @@ def _off_sides(lab: np.ndarray, outline: Outline, style: Outline) -> dict[int, f
     judges a side's run against the narrowest side's)."""
     own = [_band(lab, outline, side, style) for side in range(4)]
     styled = own if style is outline else [_band(lab, style, side, style) for side in range(4)]
-    widths = [band[1] for band in styled if band is not None]
+    widths = [band.width for band in styled if band is not None]
     if not widths:
         return {}
     narrowest = min(widths)  # (a median counts merged sides: seed 9 image 102's, 8-12 rows against 3)
-    return {side: band[0] for side, band in enumerate(own)
-            if band is not None and abs(band[0]) > MAX_OFF_BAND and band[1] <= narrowest + WIDER_BAND
-            and band[2] >= MIN_INKED and band[3]}
+    return {side: band.off for side, band in enumerate(own)
+            if band is not None and abs(band.off) > MAX_OFF_BAND and band.width <= narrowest + WIDER_BAND
+            and band.inked >= MIN_INKED and band.bounded}
 
 
 def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int] | None:
@@ -96,12 +97,21 @@ def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) 
     no ink on its own row to start a run from. No library measures this: a few means over the
     pixels box_outline judges."""
     band = _band(lab, outline, side, style)
-    return None if band is None else band[:2]
+    return None if band is None else (band.off, band.width)
 
 
-def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int, float, bool] | None:
-    """stroke_across's (px off, band width), with the share of the side its best row inks and
-    whether the band ends inside the rows searched."""
+class _Band(NamedTuple):
+    """The band of ink across a side: px from the side's line to its middle, its width in rows
+    less one, the share of the side its best row inks, and whether it ends inside the rows searched."""
+
+    off: float
+    width: int
+    inked: float
+    bounded: bool
+
+
+def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Band | None:
+    """The band of ink nearest side `side` of `outline` across it (stroke_across)."""
     across, start, end, transposed, limit_across, limit_along = side_line(outline.box, side, *lab.shape[:2])
     half = style.width / 2
     reach = int(np.ceil(half)) + STROKE_REACH
@@ -119,5 +129,5 @@ def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple
     inked = np.flatnonzero(share >= share.max() / BAND_SHARE)
     runs = np.split(inked, np.flatnonzero(np.diff(inked) > 1) + 1)
     nearest = min(runs, key=lambda run: min(abs(run - reach)))
-    return (float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - across), int(nearest[-1] - nearest[0]),
-            float(share[nearest].max()), bool(nearest[0] > 0 and nearest[-1] < len(rows) - 1))
+    return _Band(float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - across), int(nearest[-1] - nearest[0]),
+                 float(share[nearest].max()), bool(nearest[0] > 0 and nearest[-1] < len(rows) - 1))
