@@ -76,20 +76,13 @@ def test_two_boxes_ending_at_one_far_corner_share_it_unless_cut_off_by_the_borde
 
 
 @pytest.mark.parametrize("seed, index, refused, why", [
-    (22, 198, ["C"], "top side of the box read as C lies on another box's line"),
     (26, 38, ["C"], "bottom side of the box read as C lies on another box's line"),
-    (16, 12, ["D"], "bottom side of the box read as D lies on another box's line"),
     (21, 125, ["A", "B"], "ends at another box's far corner"),
-    (37, 99, ["B"], "bottom side of the box read as B lies on another box's line"),
-    (50, 93, ["C"], "its right side lies on another box's line"),
 ])
 def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why):
-    """box_accuracy.py's images that answered with a box wrong (seeds 16, 21, 22 and 26, never tuned
-    on before; seed 37 image 99 once a dark scene no longer stopped the far corner's trace; seed 50
-    image 93 once a side off its stroke was moved onto it, where its right side lay on D's line,
-    8.7 px from its own, and the finder proposed a far corner there): a side fitted on another
-    box's line 3.2-8.7 px from its own, or a box run on to another box's far corner. Now each such
-    box is refused, saying why, and every box placed is right."""
+    """box_accuracy.py's images that answered with a box wrong (seeds 21 and 26, never tuned on
+    before): a side fitted on another box's line 3.2 px from its own, or a box run on to another
+    box's far corner. Now each such box is refused, saying why, and every box placed is right."""
     from adapters.markers.corner_finder import default_corner_finder
 
     drawn, boxes, _ = benchmark_image(seed, index)
@@ -97,6 +90,25 @@ def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why)
     for label in refused:
         assert label not in markers
     assert why in missing[refused[-1]]
+    for name, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
+
+
+@pytest.mark.parametrize("seed, index", [(22, 198), (16, 12), (37, 99), (50, 93)])
+def test_images_that_once_took_another_boxs_line_place_no_box_wrong(seed, index):
+    """Four more images whose box took another box's line, each refused by this check with the box
+    networks before photographs: 22/198's C and 16/12's D (a side on another box's line 3.2 px
+    from its own), 37/99's B (once a dark scene no longer stopped the far corner's trace) and
+    50/93's C (once a side off its stroke was moved onto it, where its right side lay on D's line,
+    8.7 px from its own, and the finder proposed a far corner there). The photo-trained networks
+    put those corners right: every box is placed right, but 22/198's C, refused before the check
+    (its corner starts an outline the rules pass, and the naming left it unplaced)."""
+    from adapters.markers.corner_finder import default_corner_finder
+
+    drawn, boxes, _ = benchmark_image(seed, index)
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())  # shipped networks
+    assert set(markers) | set(missing) == set(boxes)
+    assert set(missing) == ({"C"} if (seed, index) == (22, 198) else set())
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
 

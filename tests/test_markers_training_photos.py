@@ -1,10 +1,15 @@
 """The training scenes' photographs: scikit-image's sample images, tinted, never the benchmark's."""
 
 import numpy as np
+import pytest
 
+from adapters.markers.corner_finder import CornerFinder
+from adapters.markers.corner_reader import CornerReader
 from adapters.markers.patch_reader import PatchReader
-from adapters.markers.scenes import load_photos, photos_warning, training_scene
+from adapters.markers.scenes import box_training_scene, load_photos, photos_warning, training_scene
 from adapters.markers.training_photos import TRAINING_PHOTOS, tinted, training_photos
+from train.markers_corner_reader import main as train_corner_reader
+from train.markers_corners import main as train_corner_finder
 from train.markers_reader import main as train_main
 
 from marker_oracles import trained_and_continued
@@ -44,19 +49,24 @@ def _uniform_background(image: np.ndarray) -> bool:
     return float((np.abs(image.astype(int) - np.median(image.reshape(-1, 3), axis=0)).max(axis=2) <= 3).mean()) > 0.6
 
 
-def test_training_scenes_cut_backgrounds_from_the_photos_when_given():
+@pytest.mark.parametrize("scene", [training_scene, box_training_scene], ids=["points", "boxes"])
+def test_training_scenes_cut_backgrounds_from_the_photos_when_given(scene):
     flat = (np.full((300, 400, 3), 90, np.uint8),)  # tints to one flat colour: easy to recognise
     fonts = ["hershey-simplex"]
-    with_photos = sum(_uniform_background(training_scene(np.random.default_rng(s), fonts, photos=flat).image)
+    with_photos = sum(_uniform_background(scene(np.random.default_rng(s), fonts, photos=flat).image)
                       for s in range(40))
-    without = sum(_uniform_background(training_scene(np.random.default_rng(s), fonts).image) for s in range(40))
+    without = sum(_uniform_background(scene(np.random.default_rng(s), fonts).image) for s in range(40))
     assert without == 0
     assert 6 <= with_photos <= 28  # 2 in 5 of the backgrounds (16 expected)
 
 
-def test_reader_training_records_the_photos_it_trained_on(tmp_path):
-    reader, _ = trained_and_continued(train_main, PatchReader, tmp_path / "reader.pt", ["--batch", "8", "--width", "8"])
-    assert reader.record["photos"]["images"] == list(TRAINING_PHOTOS) and reader.record["photos"]["scikit_image"]
-    plain, _ = trained_and_continued(train_main, PatchReader, tmp_path / "plain.pt",
-                                     ["--batch", "8", "--width", "8", "--no-photos"])
+@pytest.mark.parametrize("train, network, size", [
+    (train_main, PatchReader, ["--batch", "8", "--width", "8"]),
+    (train_corner_finder, CornerFinder, ["--batch", "2", "--width", "4"]),
+    (train_corner_reader, CornerReader, ["--batch", "8", "--width", "8"]),
+], ids=["patch reader", "corner finder", "corner reader"])
+def test_training_records_the_photos_it_trained_on(tmp_path, train, network, size):
+    trained, _ = trained_and_continued(train, network, tmp_path / "net.safetensors", size)
+    assert trained.record["photos"]["images"] == list(TRAINING_PHOTOS) and trained.record["photos"]["scikit_image"]
+    plain, _ = trained_and_continued(train, network, tmp_path / "plain.safetensors", [*size, "--no-photos"])
     assert plain.record["photos"] is None

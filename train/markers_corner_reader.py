@@ -1,14 +1,15 @@
 """Train the box corner reader (adapters/markers/corner_reader.py) on rendered scenes, on a CPU or a GPU.
 
 Every step renders fresh box scenes (scenes.box_training_scene: labelled boxes in the training
-fonts only, decoy rectangles and characters, procedural backgrounds, JPEG) and crops a patch at
+fonts only, decoy rectangles and characters, procedural backgrounds and 2 in 5 a tinted crop of one
+of scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and crops a patch at
 each labelled box's top-left corner (jittered by up to JITTER px, the outline fit's error) with
 its label, and, as "none", at every bottom-right corner, decoy rectangle's top-left corner, point
 where two boxes' lines cross and a few random points. Writes the weights with a JSON record that
 CornerReader.load returns with the file's sha256. The loop is train/rendered_fit.py's.
 
     python -m train.markers_corner_reader [--output adapters/markers/weights/corner_reader.safetensors]
-        [--steps 8000] [--init FILE]   (continue from saved weights)
+        [--steps 8000] [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
 
@@ -20,6 +21,8 @@ from adapters.markers.corner_finder import BOX_LABELS
 from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
 from adapters.markers.scenes import box_training_scene
+from adapters.markers.training_photos import photos_record
+from train.markers_corners import box_scene_on_photos
 from train.markers_reader import jittered, reader_loss
 from train.rendered_fit import SceneSamples, arguments, fit
 
@@ -28,7 +31,8 @@ SCENE_POINTS = 2  # random points per scene cropped as "none"
 
 
 class CornerPatchStream(SceneSamples):
-    """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS."""
+    """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS,
+    from box scenes on procedural backgrounds only (--no-photos: how the runs before photographs were made)."""
 
     scene = staticmethod(box_training_scene)
 
@@ -44,11 +48,21 @@ class CornerPatchStream(SceneSamples):
         return zip(crop_patches(scene.image, centres, PATCH), targets)
 
 
+class PhotoCornerPatchStream(CornerPatchStream):
+    """CornerPatchStream's pairs with 2 in 5 scenes on a tinted crop of training_photos()."""
+
+    scene = staticmethod(box_scene_on_photos)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3).parse_args(argv)
-    record = fit(CornerReader, CornerPatchStream, reader_loss, args.output, args.steps, args.batch, args.seed,
-                 args.width, args.workers, args.lr, args.init, unit="patches", device=args.device,
-                 minutes=args.minutes, classes=list(CLASSES))
+    parser = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3)
+    parser.add_argument("--no-photos", action="store_true",
+                        help="procedural backgrounds only (no scikit-image sample photographs)")
+    args = parser.parse_args(argv)
+    record = fit(CornerReader, CornerPatchStream if args.no_photos else PhotoCornerPatchStream, reader_loss,
+                 args.output, args.steps, args.batch, args.seed, args.width, args.workers, args.lr, args.init,
+                 unit="patches", device=args.device, minutes=args.minutes, classes=list(CLASSES),
+                 photos=None if args.no_photos else photos_record())
     print(json.dumps(record))
     return 0
 

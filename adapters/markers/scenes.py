@@ -7,7 +7,7 @@ the accuracy benchmark (benchmarks/markers_accuracy.py) and the patch reader's t
     jpeg(image, quality) -> image
     training_scene(rng, fonts, photos=()) -> TrainingScene   markers plus unlabelled decoys, for the reader
     random_boxes(rng, labels, h, w) -> {label: (x0, y0, x1, y1)}
-    box_training_scene(rng, fonts) -> TrainingScene    labelled boxes plus decoys, for the corner finder
+    box_training_scene(rng, fonts, photos=()) -> TrainingScene    labelled boxes plus decoys, for the corner finder
     benchmark_case(rng, labels, photos, h, w, fonts, boxes) -> (image, truth, style, kind)   for the benchmarks
 """
 
@@ -207,17 +207,21 @@ def random_boxes(rng: np.random.Generator, labels: list[str], height: int, width
     return boxes
 
 
-def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320
-                       ) -> TrainingScene:
+def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320,
+                       photos: Sequence[np.ndarray] = ()) -> TrainingScene:
     """One scene for the corner finder: labelled boxes in a random style (only `fonts`), decoy
     rectangles (unlabelled, or with a non-label character at their corner), the point decoys, JPEG.
+    Backgrounds are procedural, or 2 in 5 a tinted crop of one of `photos` when given (as
+    training_scene's).
 
     points: each box's top-left corner with its label, every drawn rectangle's bottom-right
     corner as FAR_CORNER (whether it has a label is not visible there), and as None (no label's
     corner, for the corner reader) each decoy rectangle's top-left corner and every point where
     two boxes' lines cross (the corners of the rectangle between two overlapping boxes)."""
     labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
-    image, _ = background(rng, height, width, [])
+    image, kind = background(rng, height, width, list(photos))
+    if kind == "photo":
+        image = tinted(rng, image)
     image = np.ascontiguousarray(image)
     style = MarkerStyle.random(rng, fonts=fonts)
     boxes = random_boxes(rng, labels, height, width)
