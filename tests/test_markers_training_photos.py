@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from adapters.markers.centre_finder import CentreFinder
 from adapters.markers.corner_finder import CornerFinder
 from adapters.markers.corner_reader import CornerReader
 from adapters.markers.patch_reader import PatchReader
@@ -10,6 +11,7 @@ from adapters.markers.scenes import box_training_scene, load_photos, photos_warn
 from adapters.markers.training_photos import TRAINING_PHOTOS, tinted, training_photos
 from train.markers_corner_reader import main as train_corner_reader
 from train.markers_corners import main as train_corner_finder
+from train.markers_finder import main as train_centre_finder
 from train.markers_reader import main as train_main
 
 from marker_oracles import trained_and_continued
@@ -64,7 +66,8 @@ def test_training_scenes_cut_backgrounds_from_the_photos_when_given(scene):
     (train_main, PatchReader, ["--batch", "8", "--width", "8"]),
     (train_corner_finder, CornerFinder, ["--batch", "2", "--width", "4"]),
     (train_corner_reader, CornerReader, ["--batch", "8", "--width", "8"]),
-], ids=["patch reader", "corner finder", "corner reader"])
+    (train_centre_finder, CentreFinder, ["--batch", "2", "--width", "4"]),
+], ids=["patch reader", "corner finder", "corner reader", "centre finder"])
 def test_training_records_the_photos_it_trained_on(tmp_path, train, network, size):
     trained, _ = trained_and_continued(train, network, tmp_path / "net.safetensors", size)
     assert trained.record["photos"]["images"] == list(TRAINING_PHOTOS) and trained.record["photos"]["scikit_image"]

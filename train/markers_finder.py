@@ -1,12 +1,13 @@
 """Train the marker centre finder (adapters/markers/centre_finder.py) on rendered scenes, on a CPU or a GPU.
 
 Every step renders fresh whole scenes (scenes.training_scene: markers in the training fonts only,
-decoy rings and characters, procedural backgrounds, JPEG) and fits CenterNet heatmaps at the
+decoy rings and characters, procedural backgrounds and 2 in 5 a tinted crop of one of
+scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and fits CenterNet heatmaps at the
 markers' centres. Writes the weights with a JSON record (seed, steps, fonts, versions, held-out
 fonts) that CentreFinder.load returns with the file's sha256. The loop is train/rendered_fit.py's.
 
     python -m train.markers_finder [--output adapters/markers/weights/centre_finder.safetensors] [--steps 5000]
-        [--init FILE]   (continue from saved weights)
+        [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
 
@@ -19,13 +20,15 @@ import torch
 from adapters.markers.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
 from adapters.markers.labels import LABELS
 from adapters.markers.training_photos import photos_record
+from train.markers_reader import scene_on_photos
 from train.rendered_fit import SceneSamples, arguments, fit
 
 
 class SceneStream(SceneSamples):
     """(image (3, H, W), heat (C, h, w), offset (2, h, w), centres (h, w)): one per scene, with a
     heatmap per class of `classes` at the scene's points of that class (points of class None,
-    the decoys, get none)."""
+    the decoys, get none); procedural backgrounds only (--no-photos: how the runs before
+    photographs were made)."""
 
     classes: tuple[str, ...] = LABELS
 
@@ -34,6 +37,12 @@ class SceneStream(SceneSamples):
         points = [p for p in scene.points if p[2] is not None]
         targets = heat_targets(points, *image.shape[-2:], classes=self.classes)
         yield (image, *(torch.from_numpy(t) for t in targets))
+
+
+class PhotoSceneStream(SceneStream):
+    """SceneStream's samples with 2 in 5 scenes on a tinted crop of training_photos()."""
+
+    scene = staticmethod(scene_on_photos)
 
 
 def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weights, steps: int, description: str,
@@ -56,7 +65,7 @@ def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weigh
 
 
 def main(argv: list[str] | None = None) -> int:
-    return train_heatmaps(CentreFinder, SceneStream, WEIGHTS, 5000, __doc__, argv)
+    return train_heatmaps(CentreFinder, SceneStream, WEIGHTS, 5000, __doc__, argv, photo_stream=PhotoSceneStream)
 
 
 if __name__ == "__main__":
