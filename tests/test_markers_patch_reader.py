@@ -11,7 +11,7 @@ from adapters.markers.detect import find_circles
 from adapters.markers.labels import REF as REF_CLASS
 from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
 from adapters.markers.scenes import training_scene
-from train.markers_reader import OFF_CENTRE, SMALL_LABEL_HEIGHT, PatchStream, PhotoPatchStream
+from train.markers_reader import OFF_CENTRE, SMALL_LABEL_HEIGHT, PatchStream
 from train.markers_reader import main as train_main
 
 from marker_oracles import POINTS, STYLE, OracleReader, blotted, grey, trained_and_continued
@@ -44,12 +44,12 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
 
 
 def test_small_label_scenes_draw_the_hardest_labels_and_none_when_not_asked():
-    stream = PhotoPatchStream(0, ["hershey-simplex"], small_labels=1.0)
+    stream = PatchStream(0, ["hershey-simplex"], small_labels=1.0, photos=True)
     rng = np.random.default_rng(0)
     styles = [training_scene(rng, ["hershey-simplex"], **stream.style_fixed(rng)).style for _ in range(6)]
     low, high = SMALL_LABEL_HEIGHT
     assert all(low <= s.label_height <= high and s.polarity == "colour" for s in styles)
-    plain = PhotoPatchStream(0, ["hershey-simplex"])  # the default: every style random, no draw spent
+    plain = PatchStream(0, ["hershey-simplex"], photos=True)  # the default: every style random, no draw spent
     rng, untouched = np.random.default_rng(1), np.random.default_rng(1)
     assert plain.style_fixed(rng) == {} and rng.uniform() == untouched.uniform()
 

@@ -21,8 +21,6 @@ from adapters.markers.corner_finder import BOX_LABELS
 from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
 from adapters.markers.scenes import box_training_scene
-from adapters.markers.training_photos import photos_record
-from train.markers_corners import box_scene_on_photos
 from train.markers_reader import jittered, reader_loss
 from train.rendered_fit import SceneSamples, arguments, fit
 
@@ -31,8 +29,7 @@ SCENE_POINTS = 2  # random points per scene cropped as "none"
 
 
 class CornerPatchStream(SceneSamples):
-    """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS,
-    from box scenes on procedural backgrounds only (--no-photos: how the runs before photographs were made)."""
+    """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS."""
 
     scene = staticmethod(box_training_scene)
 
@@ -48,21 +45,11 @@ class CornerPatchStream(SceneSamples):
         return zip(crop_patches(scene.image, centres, PATCH), targets)
 
 
-class PhotoCornerPatchStream(CornerPatchStream):
-    """CornerPatchStream's pairs with 2 in 5 scenes on a tinted crop of training_photos()."""
-
-    scene = staticmethod(box_scene_on_photos)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3)
-    parser.add_argument("--no-photos", action="store_true",
-                        help="procedural backgrounds only (no scikit-image sample photographs)")
-    args = parser.parse_args(argv)
-    record = fit(CornerReader, CornerPatchStream if args.no_photos else PhotoCornerPatchStream, reader_loss,
-                 args.output, args.steps, args.batch, args.seed, args.width, args.workers, args.lr, args.init,
-                 unit="patches", device=args.device, minutes=args.minutes, classes=list(CLASSES),
-                 photos=None if args.no_photos else photos_record())
+    args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3).parse_args(argv)
+    record = fit(CornerReader, CornerPatchStream, reader_loss, args.output, args.steps, args.batch, args.seed,
+                 args.width, args.workers, args.lr, args.init, unit="patches", device=args.device,
+                 minutes=args.minutes, classes=list(CLASSES), photos=not args.no_photos)
     print(json.dumps(record))
     return 0
 

@@ -15,35 +15,20 @@ train/markers_finder.py's (train_heatmaps).
 
 from __future__ import annotations
 
-import numpy as np
-
 from adapters.markers.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
 from adapters.markers.scenes import box_training_scene
-from adapters.markers.training_photos import training_photos
 from train.markers_finder import SceneStream, train_heatmaps
 
 
-def box_scene_on_photos(rng: np.random.Generator, fonts: list[str]):
-    """scenes.box_training_scene with 2 in 5 backgrounds cut from training_photos()."""
-    return box_training_scene(rng, fonts, photos=training_photos())
-
-
 class CornerStream(SceneStream):
-    """The centre finder's samples, from box scenes on procedural backgrounds only (--no-photos:
-    how the runs before photographs were made), with a heatmap per corner class."""
+    """The centre finder's samples, from box scenes, with a heatmap per corner class."""
 
     scene = staticmethod(box_training_scene)
     classes = CORNER_CLASSES
 
 
-class PhotoCornerStream(CornerStream):
-    """CornerStream's samples with 2 in 5 scenes on a tinted crop of training_photos()."""
-
-    scene = staticmethod(box_scene_on_photos)
-
-
 def main(argv: list[str] | None = None) -> int:
-    return train_heatmaps(CornerFinder, CornerStream, WEIGHTS, 5000, __doc__, argv, photo_stream=PhotoCornerStream)
+    return train_heatmaps(CornerFinder, CornerStream, WEIGHTS, 5000, __doc__, argv)
 
 
 if __name__ == "__main__":

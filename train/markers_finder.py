@@ -19,16 +19,13 @@ import torch
 
 from adapters.markers.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
 from adapters.markers.labels import LABELS
-from adapters.markers.training_photos import photos_record
-from train.markers_reader import scene_on_photos
 from train.rendered_fit import SceneSamples, arguments, fit
 
 
 class SceneStream(SceneSamples):
     """(image (3, H, W), heat (C, h, w), offset (2, h, w), centres (h, w)): one per scene, with a
     heatmap per class of `classes` at the scene's points of that class (points of class None,
-    the decoys, get none); procedural backgrounds only (--no-photos: how the runs before
-    photographs were made)."""
+    the decoys, get none)."""
 
     classes: tuple[str, ...] = LABELS
 
@@ -39,33 +36,19 @@ class SceneStream(SceneSamples):
         yield (image, *(torch.from_numpy(t) for t in targets))
 
 
-class PhotoSceneStream(SceneStream):
-    """SceneStream's samples with 2 in 5 scenes on a tinted crop of training_photos()."""
-
-    scene = staticmethod(scene_on_photos)
-
-
 def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weights, steps: int, description: str,
-                   argv: list[str] | None, photo_stream: type[SceneStream] | None = None) -> int:
-    """The command line of a heatmap network's training script (`steps`: its shipped run's).
-
-    photo_stream: `stream` with 2 in 5 scenes on training photographs, when the network has one:
-    the default then, and `--no-photos` trains on `stream` (procedural backgrounds only)."""
-    parser = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3)
-    if photo_stream is not None:
-        parser.add_argument("--no-photos", action="store_true",
-                            help="procedural backgrounds only (no scikit-image sample photographs)")
-    args = parser.parse_args(argv)
-    on_photos = photo_stream is not None and not args.no_photos
-    record = fit(network, photo_stream if on_photos else stream, centre_loss, args.output, args.steps, args.batch,
-                 args.seed, args.width, args.workers, args.lr, args.init, unit="images", device=args.device,
-                 minutes=args.minutes, **({"photos": photos_record() if on_photos else None} if photo_stream else {}))
+                   argv: list[str] | None) -> int:
+    """The command line of a heatmap network's training script (`steps`: its shipped run's)."""
+    args = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3).parse_args(argv)
+    record = fit(network, stream, centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
+                 args.workers, args.lr, args.init, unit="images", device=args.device, minutes=args.minutes,
+                 photos=not args.no_photos)
     print(json.dumps(record))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    return train_heatmaps(CentreFinder, SceneStream, WEIGHTS, 5000, __doc__, argv, photo_stream=PhotoSceneStream)
+    return train_heatmaps(CentreFinder, SceneStream, WEIGHTS, 5000, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,6 @@ import numpy as np
 import torch
 
 from adapters.markers.patch_reader import CLASSES, NONE, WEIGHTS, PatchReader, crop_patches
-from adapters.markers.scenes import training_scene
-from adapters.markers.training_photos import photos_record, training_photos
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.5  # px: marker centres are cropped up to this far off (the ring fit's error)
@@ -45,20 +43,15 @@ def jittered(x: float, y: float, radius: float, rng: np.random.Generator) -> tup
     return x + dist * np.cos(angle), y + dist * np.sin(angle)
 
 
-def scene_on_photos(rng: np.random.Generator, fonts: list[str], **style_fixed):
-    """scenes.training_scene with 2 in 5 backgrounds cut from training_photos()."""
-    return training_scene(rng, fonts, photos=training_photos(), **style_fixed)
-
-
 class PatchStream(SceneSamples):
-    """(patch (6, P, P), class index) pairs: one per marker, decoy, glyph and scene point, on
-    procedural backgrounds only (--no-photos: how the first runs were made).
+    """(patch (6, P, P), class index) pairs: one per marker, decoy, glyph and scene point.
 
     small_labels: the fraction of scenes whose labels are SMALL_LABEL_HEIGHT coloured text;
     off_centre: patches per marker centred OFF_CENTRE px from it (class none)."""
 
-    def __init__(self, seed: int, fonts: list[str], small_labels: float = 0.0, off_centre: int = 0) -> None:
-        super().__init__(seed, fonts)
+    def __init__(self, seed: int, fonts: list[str], small_labels: float = 0.0, off_centre: int = 0,
+                 photos: bool = False) -> None:
+        super().__init__(seed, fonts, photos)
         self.small_labels, self.off_centre = small_labels, off_centre
 
     def style_fixed(self, rng: np.random.Generator) -> dict:
@@ -88,11 +81,6 @@ class PatchStream(SceneSamples):
         return out
 
 
-class PhotoPatchStream(PatchStream):
-    """PatchStream's pairs with 2 in 5 scenes on a tinted crop of training_photos()."""
-
-    scene = staticmethod(scene_on_photos)
-
 
 def reader_loss(logits: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.cross_entropy(logits.float(), classes, label_smoothing=0.02)
@@ -100,8 +88,6 @@ def reader_loss(logits: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
 
 def main(argv: list[str] | None = None) -> int:
     parser = arguments(__doc__.split("\n")[0], WEIGHTS, steps=6000, batch=128, lr=3e-3)
-    parser.add_argument("--no-photos", action="store_true",
-                        help="procedural backgrounds only (no scikit-image sample photographs)")
     parser.add_argument("--small-labels", type=float, default=0.0,
                         help="fraction of scenes whose labels are 8-10.5 px coloured text (the hardest)")
     parser.add_argument("--off-centre", type=int, default=0,
@@ -111,12 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--small-labels {args.small_labels}: give a fraction between 0 and 1")
     if args.off_centre < 0:
         parser.error(f"--off-centre {args.off_centre}: give a count of 0 or more")
-    stream = functools.partial(PatchStream if args.no_photos else PhotoPatchStream, small_labels=args.small_labels,
-                               off_centre=args.off_centre)
+    stream = functools.partial(PatchStream, small_labels=args.small_labels, off_centre=args.off_centre)
     record = fit(PatchReader, stream, reader_loss, args.output,
                  args.steps, args.batch, args.seed, args.width, args.workers, args.lr, args.init, unit="patches",
                  device=args.device, minutes=args.minutes, classes=list(CLASSES),
-                 photos=None if args.no_photos else photos_record(),
+                 photos=not args.no_photos,
                  small_labels=args.small_labels, off_centre=args.off_centre)
     print(json.dumps(record))
     return 0

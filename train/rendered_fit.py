@@ -26,6 +26,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from adapters.markers.fonts import available_fonts
 from adapters.markers.glyphs import HELD_OUT_FONTS
 from adapters.markers.scenes import TrainingScene, training_scene
+from adapters.markers.training_photos import photos_record, training_photos
 from adapters.markers.weights_file import TrainedNetwork
 
 
@@ -39,10 +40,11 @@ class SceneSamples(IterableDataset):
     names another); each DataLoader worker renders its own stream. Subclasses turn one scene into
     samples (`samples`)."""
 
-    scene = staticmethod(training_scene)  # rng, fonts -> TrainingScene
+    scene = staticmethod(training_scene)  # rng, fonts, photos=... -> TrainingScene
 
-    def __init__(self, seed: int, fonts: list[str]) -> None:
-        self.seed, self.fonts = seed, fonts
+    def __init__(self, seed: int, fonts: list[str], photos: bool = False) -> None:
+        # photos: 2 in 5 scenes on a tinted crop of training_photos(), else procedural backgrounds only
+        self.seed, self.fonts, self.photos = seed, fonts, photos
 
     def samples(self, scene: TrainingScene, rng: np.random.Generator) -> Iterator[tuple]:
         raise NotImplementedError
@@ -54,24 +56,27 @@ class SceneSamples(IterableDataset):
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
+        photos = training_photos() if self.photos else ()
         while True:
-            yield from self.samples(self.scene(rng, self.fonts, **self.style_fixed(rng)), rng)
+            yield from self.samples(self.scene(rng, self.fonts, photos=photos, **self.style_fixed(rng)), rng)
 
 
 TIMED_SCHEDULE_POSITIONS = 100_000  # fine enough that a timed schedule moves smoothly
 
 
-def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamples],
+def fit(kind: type[TrainedNetwork], stream: Callable[..., SceneSamples],
         loss: Callable[..., torch.Tensor], output: Path, steps: int, batch: int, seed: int, width: int,
         workers: int, lr: float, init: Path | None = None, unit: str = "samples", device: str = "cpu",
-        minutes: float | None = None, **record_extra) -> dict:
+        minutes: float | None = None, photos: bool = True, **record_extra) -> dict:
     """Fit a `kind` network (from `init`'s weights when given, else from scratch, `width` wide)
     on `stream`'s batches; `loss(output, *targets)`; save it with its record to `output`.
 
     unit: what one sample is ("patches", "images"), in the log lines and the record;
     device: "cpu" or a CUDA device ("cuda", "cuda:1"); the saved weights are the same either way;
     minutes: when given, fit for this long instead of `steps` steps, the schedule following the time
-    spent (the record's "steps" is then the steps done)."""
+    spent (the record's "steps" is then the steps done);
+    photos: 2 in 5 scenes on the training photographs (`stream(seed, fonts, photos=...)`), which the
+    record names (None: procedural backgrounds only, `--no-photos`)."""
     torch.manual_seed(seed)
     device = torch.device(device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -84,7 +89,7 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
     # Timed: the one-cycle schedule's position is the fraction of the time spent, in this many places
     positions = steps if minutes is None else TIMED_SCHEDULE_POSITIONS
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=positions, pct_start=0.1)
-    loader = DataLoader(stream(seed, fonts), batch_size=batch, num_workers=workers, persistent_workers=workers > 0,
+    loader = DataLoader(stream(seed, fonts, photos=photos), batch_size=batch, num_workers=workers, persistent_workers=workers > 0,
                         pin_memory=device.type == "cuda")
     started, seen, running, done = time.perf_counter(), 0, [], 0
     for step, (x, *targets) in enumerate(loader):
@@ -117,7 +122,8 @@ def fit(kind: type[TrainedNetwork], stream: Callable[[int, list[str]], SceneSamp
     timed = {} if minutes is None else {"minutes": minutes}
     record = {"seed": seed, "steps": done, **timed, "batch": batch, "width": net.width, "lr": lr, unit: seen,
               "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
-              "fonts": fonts, "held_out_fonts": list(HELD_OUT_FONTS), **record_extra,
+              "fonts": fonts, "held_out_fonts": list(HELD_OUT_FONTS),
+              "photos": photos_record() if photos else None, **record_extra,
               "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
               "seconds": round(time.perf_counter() - started, 1),
               "init": {"sha256": start.record["sha256"], "record": start.record} if start else None}
@@ -139,6 +145,8 @@ def arguments(description: str, weights: Path, steps: int, batch: int, lr: float
     parser.add_argument("--init", type=Path, help="continue from these weights (a file this script wrote)")
     parser.add_argument("--minutes", type=_positive_minutes,
                         help="fit for this many minutes of wall time instead of --steps (on a lent GPU, say)")
+    parser.add_argument("--no-photos", action="store_true",
+                        help="procedural backgrounds only (no scikit-image sample photographs)")
     return parser
 
 
