@@ -11,7 +11,7 @@ from adapters.markers.corner_reader import CLASSES, PATCH, CornerReader, CornerR
 from adapters.markers.parse_box import read_boxes
 from adapters.markers.patch_reader import NONE
 from adapters.markers.render import MarkerStyle, draw_boxes
-from adapters.markers.scenes import FAR_CORNER, _crossings, box_training_scene
+from adapters.markers.scenes import CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
 from train.markers_corner_reader import main as train_main
 
 from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
@@ -59,6 +59,21 @@ def test_training_scenes_mark_decoy_corners_and_crossings_as_no_label():
         corners = [(x, y) for x, y, c in scene.points if c in BOX_LABELS]
         assert all(min(np.hypot(x - cx, y - cy) for cx, cy in corners) > 0 for x, y in unlabelled)
     assert crossings > 0 and labels >= 24
+
+
+@pytest.mark.parametrize("seed", [13, 90])  # scenes with a box's labelled corner on another box's line
+def test_a_crossing_at_a_labelled_corner_is_not_taught_as_no_label(seed):
+    """Where a box's corner lies on another box's line, the two lines cross beside its label: that
+    point is the labelled corner to the reader, so only crossings further off are taught "none"."""
+    scene = box_training_scene(np.random.default_rng(seed), ["hershey-simplex"])
+    corners = [(x, y) for x, y, c in scene.points if c in BOX_LABELS]
+    boxes = [r for r in scene.rectangles if (r[0], r[1]) in corners]
+    taught_none = {(x, y) for x, y, c in scene.points if c is None}
+    near_label = lambda x, y: min(np.hypot(x - cx, y - cy) for cx, cy in corners) <= CROSSING_AT_LABEL
+    crossings = _crossings(boxes)
+    assert any(near_label(x, y) for x, y in crossings)
+    assert {(x, y) for x, y in crossings if not near_label(x, y)} <= taught_none
+    assert not any(near_label(x, y) for x, y in taught_none)
 
 
 @pytest.mark.parametrize("polarity", ["colour", "box"])

@@ -5,7 +5,8 @@ fonts only, decoy rectangles and characters, procedural backgrounds and 2 in 5 a
 of scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and crops a patch at
 each labelled box's top-left corner (jittered by up to JITTER px, the outline fit's error) with
 its label, and, as "none", at every bottom-right corner, decoy rectangle's top-left corner, point
-where two boxes' lines cross and a few random points. Writes the weights with a JSON record that
+where two boxes' lines cross (but those within scenes.CROSSING_AT_LABEL px of a labelled corner,
+which to the reader are that corner) and a few random points. Writes the weights with a JSON record that
 CornerReader.load returns with the file's sha256. The loop is train/rendered_fit.py's.
 
     python -m train.markers_corner_reader [--output adapters/markers/weights/corner_reader.safetensors]
