@@ -14,6 +14,8 @@ boxes they hold (BLINK's Object_Localization draws two), and boxes placed on an 
 outline verifier accepted (placed_on_learned_outlines: its "boxes" are those placed).
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]
+        [--misses FILE]   (one JSON line per box not found right: where it was placed, or why not)
+        [--weights FILE] [--reader-weights FILE]   (other corner finder / corner reader weights)
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.markers.corner_finder import CornerFinder, default_corner_finder  # noqa: E402
-from adapters.markers.corner_reader import CLASSES as READER_CLASSES, default_corner_reader  # noqa: E402
+from adapters.markers.corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader  # noqa: E402
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
 from adapters.markers.outline_verifier import default_outline_verifier  # noqa: E402
@@ -41,11 +43,16 @@ TOLERANCE = 2.0  # px every coordinate of a found box may be off
 
 
 def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, photos=None,
-             finder: CornerFinder | None = None) -> dict:
-    """Read `n` rendered images back; figures overall, per stroke width, held-out fonts and photos."""
+             finder: CornerFinder | None = None, reader: CornerReader | None = None,
+             misses: list[dict] | None = None) -> dict:
+    """Read `n` rendered images back; figures overall, per stroke width, held-out fonts and photos.
+    `finder`, `reader`: weights to read with (default: the shipped ones). `misses`: when given, gets
+    one record per box not found right (image index, its label and the image's labels, the drawn
+    box, the box placed or None, the parser's reason when it placed none, whether the image was
+    answered), the list to look through when a change moves the figures."""
     photos = load_photos() if photos is None else photos
     finder = finder or default_corner_finder()
-    reader = default_corner_reader()  # read_boxes' default
+    reader = reader or default_corner_reader()
     verifier = default_outline_verifier()  # read_boxes' default too
     if finder is None:
         raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
@@ -61,7 +68,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
         drawn, boxes, style, kind = benchmark_case(rng, labels, photos, height, width, fonts, boxes=True)
         start = time.perf_counter()
-        markers, missing, outlines = read_boxes(drawn, labels, finder)
+        markers, missing, outlines = read_boxes(drawn, labels, finder, reader=reader)
         learned = {o.box for o in outlines if o.learned}
         seconds += time.perf_counter() - start
         wrong_here = 0
@@ -75,6 +82,11 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
                                     "found": [round(float(v), 1) for v in marker.box], "answered": not missing})
             if label in missing:
                 reasons[missing[label].split(" (")[0].split(":")[0]] += 1
+            if misses is not None and not right:
+                misses.append({"image": i, "label": label, "labels": labels,
+                               "truth": [round(float(v), 1) for v in truth],
+                               "found": [round(float(v), 1) for v in marker.box] if marker is not None else None,
+                               "why": missing.get(label), "answered": not missing})
             if marker is not None and marker.box in learned:  # its outline the verifier accepted
                 groups["placed_on_learned_outlines"].update(right=int(right), wrong=int(wrong), boxes=1)
             for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if style.font in HELD_OUT_FONTS
@@ -112,13 +124,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
     parser.add_argument("--weights", type=Path, help="corner finder weights (default: the shipped file)")
+    parser.add_argument("--reader-weights", type=Path, help="corner reader weights (default: the shipped file)")
+    parser.add_argument("--misses", type=Path, help="write one JSON line per box not found right here")
     args = parser.parse_args()
     photos = load_photos()  # read once: the warning and the run use the same ones
     if (warning := photos_warning(photos)) is not None:
         print(f"warning: {warning}", file=sys.stderr)
     width, height = (int(v) for v in args.size.lower().split("x"))
     finder = CornerFinder.load(args.weights) if args.weights else None
-    print(json.dumps(evaluate(args.n, args.seed, height, width, photos=photos, finder=finder)))
+    reader = CornerReader.load(args.reader_weights) if args.reader_weights else None
+    misses: list[dict] | None = [] if args.misses else None
+    print(json.dumps(evaluate(args.n, args.seed, height, width, photos=photos, finder=finder, reader=reader,
+                              misses=misses)))
+    if args.misses:
+        args.misses.write_text("".join(json.dumps(m) + "\n" for m in misses))
 
 
 if __name__ == "__main__":

@@ -1303,3 +1303,30 @@ def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypa
     monkeypatch.setattr(parse_box, "_each_word_read_once", lambda lab, outlines, proposed, readings, *rest: readings)
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert "A" in missing and "B" in markers  # without it, B's word vetoes A at A's corner
+
+
+def test_the_box_benchmark_lists_every_box_it_did_not_find_right(tmp_path):
+    """benchmarks/box_accuracy.py's `misses`: one record per box not found right, so the figures
+    and the list agree; each names the image's labels and either where the box was placed or why
+    not. Its CLI writes them as JSON lines."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from benchmarks.box_accuracy import evaluate
+
+    misses = []
+    figures = evaluate(n=12, seed=11, misses=misses)
+    assert len(misses) == figures["all"]["boxes"] - figures["all"]["right"] > 0  # seed 11 misses some
+    for miss in misses:
+        assert miss["label"] in miss["labels"] and len(miss["truth"]) == 4
+        assert (miss["found"] is None) == (miss["why"] is not None)
+        assert miss["answered"] == (miss["why"] is None and not any(
+            m["why"] for m in misses if m["image"] == miss["image"]))
+    out = tmp_path / "misses.jsonl"
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, str(root / "benchmarks" / "box_accuracy.py"), "--n", "12", "--seed", "11",
+                          "--misses", str(out)], capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout)["all"]["right"] == figures["all"]["right"]
+    assert [json.loads(line) for line in out.read_text().splitlines()] == misses
