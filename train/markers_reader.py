@@ -81,7 +81,6 @@ class PatchStream(SceneSamples):
         return out
 
 
-
 def reader_loss(logits: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.cross_entropy(logits.float(), classes, label_smoothing=0.02)
 

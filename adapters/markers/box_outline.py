@@ -536,13 +536,47 @@ def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -
     """The side at the edge of a band of the box's `colour` two strokes wide, when no candidate
     is a single stroke of the box's: two boxes' parallel sides a few px apart merge into one
     band on the median profile (a near miss of a box, its sides moved 6 px, at a 3 px stroke),
-    and this box's side is the band's edge where the corner finder put it, `width` px wide.
-    None unless one edge lies within NEAR_GUESS px of `approx` and BAND_EDGE_MARGIN px
-    nearer than any other edge; _verify then checks that side pixel by pixel, as any other."""
+    and this box's side is the band's edge where the corner finder put it, `width` px wide
+    (_band_edge_at_guess); _verify then checks that side pixel by pixel, as any other."""
     if any(_alike(c.lab, colour, min(c.width, width)) and abs(c.width - width) <= WIDTH_SPREAD for c in candidates):
         return None  # a stroke of the box's look is there: _nearest found it ambiguous, and so it stays
-    bands = [c for c in candidates
-             if c.width - width > WIDTH_SPREAD and c.width <= 2 * width + BAND_GAP and _alike(c.lab, colour, width)]
+    return _band_edge_at_guess([c for c in candidates if _is_band(c, colour, width)], width, approx)
+
+
+FRINGE = 1.0  # px a chosen stroke window may reach past the edge of a band it lies in and be a stroke
+
+
+def _band_edge_for_fringe(candidates: list[Side], colour, width: float, approx: float, side: Side) -> Side | None:
+    """The edge of a band two strokes wide (_band_edge_at_guess) where `side`, the stroke _nearest
+    chose, is a window on that band's fringe: centred inside the band and reaching over FRINGE px
+    past its edge. Two boxes' sides 4 px apart make one solid band on the profile, and a window
+    half on its fading outer edge scores as a stroke of the box's width: benchmark seed 12 image
+    11's A had its right side fitted there, 2.1 px off, and was answered wrong. None otherwise,
+    and for thin strokes (THIN): over texture a 1-2 px line's profile makes such bands of the
+    scene, and the rule lost seed 14 image 61's B."""
+    if width <= THIN:
+        return None
+    for band in candidates:
+        if not _is_band(band, colour, width):
+            continue
+        low, high = band.pos - band.width / 2, band.pos + band.width / 2
+        on_fringe = side.pos + side.width / 2 > high + FRINGE or side.pos - side.width / 2 < low - FRINGE
+        if low < side.pos < high and on_fringe and (edge := _band_edge_at_guess([band], width, approx)):
+            return edge
+    return None
+
+
+def _is_band(candidate: Side, colour, width: float) -> bool:
+    """Whether `candidate` is a band of the box's `colour` two strokes `width` px wide (with up to
+    BAND_GAP px between them), too wide to be one."""
+    return (candidate.width - width > WIDTH_SPREAD and candidate.width <= 2 * width + BAND_GAP
+            and _alike(candidate.lab, colour, width))
+
+
+def _band_edge_at_guess(bands: list[Side], width: float, approx: float) -> Side | None:
+    """The side `width` px wide at the edge of one of `bands` (where a stroke of that width lies
+    inside it) nearest `approx`, the finder's guess: None unless that edge lies within NEAR_GUESS px
+    of it and BAND_EDGE_MARGIN px nearer than any other edge."""
     edges = sorted(((abs(pos - approx), pos, band) for band in bands
                     for pos in (band.pos - (band.width - width) / 2, band.pos + (band.width - width) / 2)),
                    key=lambda edge: edge[0])
@@ -550,35 +584,6 @@ def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -
         return None
     _, pos, band = edges[0]
     return Side(pos, width, band.lab, band.contrast)
-
-
-FRINGE = 1.0  # px a chosen stroke window may reach past the edge of a band it lies in and be a stroke
-
-
-def _band_edge_for_fringe(candidates: list[Side], colour, width: float, approx: float, side: Side) -> Side | None:
-    """The edge of a band two strokes wide (as _edge_of_band finds it) where `side`, the stroke
-    _nearest chose, is a window on that band's fringe: centred inside the band and reaching over
-    FRINGE px past its edge. Two boxes' sides 4 px apart make one solid band on the profile, and a
-    window half on its fading outer edge scores as a stroke of the box's width: benchmark seed 12
-    image 11's A had its right side fitted there, 2.1 px off, and was answered wrong. None
-    otherwise, and for thin strokes (THIN): over texture a 1-2 px line's profile makes such bands of
-    the scene, and the rule lost seed 14 image 61's B."""
-    if width <= THIN:
-        return None
-    for band in candidates:
-        if not (band.width - width > WIDTH_SPREAD and band.width <= 2 * width + BAND_GAP
-                and _alike(band.lab, colour, width)):
-            continue
-        low, high = band.pos - band.width / 2, band.pos + band.width / 2
-        on_fringe = side.pos + side.width / 2 > high + FRINGE or side.pos - side.width / 2 < low - FRINGE
-        if not (low < side.pos < high and on_fringe):
-            continue
-        # the band's two edges where a stroke `width` wide would lie, nearest the guess first
-        edges = sorted((abs(pos - approx), pos) for pos in (band.pos - (band.width - width) / 2,
-                                                             band.pos + (band.width - width) / 2))
-        if edges[0][0] <= NEAR_GUESS and edges[1][0] - edges[0][0] >= BAND_EDGE_MARGIN:
-            return Side(edges[0][1], width, band.lab, band.contrast)
-    return None
 
 
 def tolerance(width: float, contrast: float) -> float:
