@@ -26,7 +26,7 @@ here is a 1-D search across one known side, which no library offers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol, Sequence
 
 import numpy as np
@@ -84,6 +84,7 @@ class Side:
     width: float
     lab: tuple[float, float, float]
     contrast: float
+    banded: bool = False  # taken at the edge of a window two touching strokes wide (_band_edge_for_fringe)
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,9 @@ class Outline:
     tees: at how many of its unlabelled corners a side lies on another box's line that goes on
     past the corner (a T, see _verify): a box's own corners seldom are; a rectangle borrowing
     another box's lines for some of its sides mostly is. learned: the hand rules turned it away
-    and a Verifier (outline_verifier) accepted it."""
+    and a Verifier (outline_verifier) accepted it. banded: its sides ("top", "bottom", "left",
+    "right") taken at one edge of a stroke window too wide to be one stroke (_band_edge_for_fringe):
+    the other stroke in that window is another box's side."""
 
     x0: float
     y0: float
@@ -111,6 +114,7 @@ class Outline:
     merged: bool = False
     tees: int = 0
     learned: bool = False
+    banded: tuple[str, ...] = ()
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -309,7 +313,17 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
             outline = _outline_on_sides(lab, near, approx, verifier)
     if outline is None:
         outline = _with_drawn_sides(lab, options, found, measures, common, approx, verifier)
-    return outline
+    return _with_banded_sides(outline, found)
+
+
+def _with_banded_sides(outline: Outline | None, found: list[Side | None]) -> Outline | None:
+    """`outline` naming (Outline.banded) its sides that lie on a banded Side of `found` (top,
+    bottom, left, right): where the fit kept that stroke for the side."""
+    if outline is None:
+        return None
+    banded = tuple(name for name, at, side in zip(("top", "bottom", "left", "right"), (1, 3, 0, 2), found)
+                   if side is not None and side.banded and abs(outline.box[at] - side.pos) < 0.01)
+    return replace(outline, banded=banded) if banded else outline
 
 
 class _Rectangle(NamedTuple):
@@ -543,6 +557,7 @@ def _edge_of_band(candidates: list[Side], colour, width: float, approx: float) -
     return _band_edge_at_guess([c for c in candidates if _is_band(c, colour, width)], width, approx)
 
 
+BAND_EXCESS = 2.0  # px wider than the box's stroke: a chosen window that may be two touching strokes
 FRINGE = 1.0  # px a chosen stroke window may reach past the edge of a band it lies in and be a stroke
 
 
@@ -553,9 +568,19 @@ def _band_edge_for_fringe(candidates: list[Side], colour, width: float, approx: 
     half on its fading outer edge scores as a stroke of the box's width: benchmark seed 12 image
     11's A had its right side fitted there, 2.1 px off, and was answered wrong. None otherwise,
     and for thin strokes (THIN): over texture a 1-2 px line's profile makes such bands of the
-    scene, and the rule lost seed 14 image 61's B."""
+    scene, and the rule lost seed 14 image 61's B.
+
+    A chosen window over BAND_EXCESS px wider than the box's stroke (within WIDTH_SPREAD, so taken
+    as one) is itself such a band when the strokes touch: seed 19 image 54's D had its top side
+    fitted between them, 2.0 px off. It is taken at its edge nearest the guess too, marked banded
+    (Side.banded), since the finder can put a corner on the other box's stroke: parse_box refuses
+    a box whose banded side lies on another placed box's side."""
     if width <= THIN:
         return None
+    if (side.width - width > BAND_EXCESS and side.width <= 2 * width + BAND_GAP
+            and (edge := _band_edge_at_guess([side], width, approx))):
+        # the chosen window is itself two touching strokes, measured a little too wide to be one
+        return replace(edge, banded=True)
     for band in candidates:
         if not _is_band(band, colour, width):
             continue
