@@ -33,6 +33,7 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     reader, _ = trained_and_continued(train_main, CornerReader, tmp_path / "corners.safetensors",
                                       ["--batch", "8", "--width", "8"])
     assert reader.net.width == 8 and reader.record["classes"] == list(CLASSES)
+    assert reader.record["crossing_at_label"] == CROSSING_AT_LABEL  # which crossings it was taught as none
     probs = reader.probabilities(grey(), [(50, 60), (120, 100)])
     assert probs.shape == (2, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
 

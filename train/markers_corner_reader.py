@@ -21,7 +21,7 @@ import json
 from adapters.markers.corner_finder import BOX_LABELS
 from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
-from adapters.markers.scenes import box_training_scene
+from adapters.markers.scenes import CROSSING_AT_LABEL, box_training_scene
 from train.markers_reader import jittered, reader_loss
 from train.rendered_fit import SceneSamples, arguments, fit
 
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     args = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3).parse_args(argv)
     record = fit(CornerReader, CornerPatchStream, reader_loss, args.output, args.steps, args.batch, args.seed,
                  args.width, args.workers, args.lr, args.init, unit="patches", device=args.device,
-                 minutes=args.minutes, classes=list(CLASSES), photos=not args.no_photos)
+                 minutes=args.minutes, classes=list(CLASSES), photos=not args.no_photos,
+                 crossing_at_label=CROSSING_AT_LABEL)
     print(json.dumps(record))
     return 0
 
