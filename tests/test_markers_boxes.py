@@ -927,7 +927,6 @@ def test_a_side_on_the_fringe_of_a_band_two_strokes_wide_moves_to_the_bands_edge
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
 
 
-
 @pytest.mark.parametrize("seed, image, label", [(19, 54, "D"), (38, 174, "A")])
 def test_a_side_chosen_on_two_touching_strokes_moves_to_their_edge_at_the_finders_guess(seed, image, label):
     """box_accuracy.py's image 54 at seed 19 and 174 at seed 38: the box's 4 px side lies 4-5 px
@@ -957,6 +956,7 @@ def test_a_side_taken_at_the_edge_of_two_touching_strokes_may_not_lie_on_another
     markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
     assert "D" not in markers and "two touching strokes" in missing["D"]
     assert max(abs(np.subtract(markers["B"].box, boxes["B"]))) <= 2.0
+
 
 def test_of_two_strokes_a_sides_profile_cannot_tell_apart_the_side_is_the_one_the_rules_pass_the_box_on():
     """box_accuracy.py's image 0 at seed 10: A's 1 px left side, over a photograph, has a scene

@@ -250,26 +250,36 @@ def _last_look(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outli
 
 def _banded_side_on_another(box: tuple[float, float, float, float], outlines: list[Outline],
                             others: list[tuple[float, float, float, float]]) -> str | None:
-    """The side of `box` that its fitted outline (the one nearest it, within SAME_BOX px) took at
+    """The side of `box` that its fitted outline (_fitted_outline, within SAME_BOX px) took at
     one edge of two touching strokes (Outline.banded) and that lies within SAME_LINE px of a
     parallel side of one of `others`, side by side along ALONG_ANOTHER of its length; None if none
     does. The other stroke of the two is another box's side, so two boxes on one edge of them
     cannot both be right (benchmark seed 40 image 95: the finder put D's corner on B's right side,
     2.5 px from D's own, and D's left side was taken at B's edge)."""
-    fitted = min(outlines, key=lambda o: max(abs(np.subtract(o.box, box))), default=None)
+    fitted = _fitted_outline(box, outlines)
     if fitted is None or not fitted.banded or max(abs(np.subtract(fitted.box, box))) > SAME_BOX:
         return None
-    for name in fitted.banded:
-        vertical = name in ("left", "right")
-        across = box[{"top": 1, "bottom": 3, "left": 0, "right": 2}[name]]
-        start, end = (box[1], box[3]) if vertical else (box[0], box[2])
-        for other in others:
-            other_across = (other[0], other[2]) if vertical else (other[1], other[3])
-            other_start, other_end = (other[1], other[3]) if vertical else (other[0], other[2])
-            alongside = min(end, other_end) - max(start, other_start)
-            if min(abs(across - o) for o in other_across) < SAME_LINE and alongside >= ALONG_ANOTHER * (end - start):
-                return name
-    return None
+    return next((name for other in others for name, across, other_across, alongside, length in _parallel_sides(box, other)
+                 if name in fitted.banded and abs(across - other_across) < SAME_LINE
+                 and alongside >= ALONG_ANOTHER * length), None)
+
+
+def _fitted_outline(box: tuple[float, float, float, float], outlines: list[Outline]) -> Outline | None:
+    """The outline among `outlines` nearest `box` (largest coordinate difference), None if none."""
+    return min(outlines, key=lambda o: max(abs(np.subtract(o.box, box))), default=None)
+
+
+# per side of a box (x0, y0, x1, y1): its name, where it lies across, and its span along
+_SIDES = (("top", 1, 0, 2), ("bottom", 3, 0, 2), ("left", 0, 1, 3), ("right", 2, 1, 3))
+
+
+def _parallel_sides(box: tuple[float, float, float, float], other: tuple[float, float, float, float]):
+    """(side's name, where it lies across, where a parallel side of `other` lies, how far the two run
+    side by side, the side's length) for each side of `box` and each parallel side of `other`."""
+    for name, at, start, end in _SIDES:
+        for other_at in ((1, 3) if at in (1, 3) else (0, 2)):
+            yield (name, box[at], other[other_at], min(box[end], other[end]) - max(box[start], other[start]),
+                   box[end] - box[start])
 
 
 def _onto_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) -> Marker | None:
@@ -283,7 +293,7 @@ def _onto_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) 
     is on its stroke, this judges one box's sides alone.)"""
     if not outlines:
         return marker
-    fitted = min(outlines, key=lambda o: max(abs(np.subtract(o.box, marker.box))))
+    fitted = _fitted_outline(marker.box, outlines)
     outline = replace(fitted, x0=marker.box[0], y0=marker.box[1], x1=marker.box[2], y1=marker.box[3])
     moved = onto_strokes(lab, outline, outline)
     if moved is None:
@@ -589,15 +599,9 @@ def _on_another_side(outline: Outline, outlines: list[Outline]) -> bool:
         if _same_corner(outline, other):
             continue
         near = ON_ANOTHER_SIDE * (outline.width + other.width) / 2
-        # (where the side lies across, where the other's lies, the side's span along, the other's)
-        pairs = [(a, b, (outline.y0, outline.y1), (other.y0, other.y1))
-                 for a in (outline.x0, outline.x1) for b in (other.x0, other.x1)]
-        pairs += [(a, b, (outline.x0, outline.x1), (other.x0, other.x1))
-                  for a in (outline.y0, outline.y1) for b in (other.y0, other.y1)]
-        for across, other_across, (start, end), (other_start, other_end) in pairs:
-            alongside = min(end, other_end) - max(start, other_start)
-            if SAME_LINE <= abs(across - other_across) < near and alongside >= ALONG_ANOTHER * (end - start):
-                return True
+        if any(SAME_LINE <= abs(across - other_across) < near and alongside >= ALONG_ANOTHER * length
+               for _, across, other_across, alongside, length in _parallel_sides(outline.box, other.box)):
+            return True
     return False
 
 
