@@ -84,7 +84,7 @@ class Side:
     width: float
     lab: tuple[float, float, float]
     contrast: float
-    banded: bool = False  # taken at the edge of a window two touching strokes wide (_band_edge_for_fringe)
+    banded: bool = False  # in, or at the edge of, a window two touching strokes wide (_band_edge_for_fringe, _in_band)
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,8 @@ class Outline:
     past the corner (a T, see _verify): a box's own corners seldom are; a rectangle borrowing
     another box's lines for some of its sides mostly is. learned: the hand rules turned it away
     and a Verifier (outline_verifier) accepted it. banded: its sides ("top", "bottom", "left",
-    "right") taken at one edge of a stroke window too wide to be one stroke (_band_edge_for_fringe):
-    the other stroke in that window is another box's side."""
+    "right") taken at one edge of a stroke window too wide to be one stroke (_band_edge_for_fringe)
+    or lying inside one (_in_band): the other stroke in that window is another box's side."""
 
     x0: float
     y0: float
@@ -291,6 +291,8 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
             side = _band_edge_for_fringe(candidates, *common, approximately, side) or side
         else:
             side = _edge_of_band(candidates, *common, approximately)
+        if side is not None and not side.banded and _in_band(candidates, *common, side):
+            side = replace(side, banded=True)
         if side is None:
             strokes = _strokes_at(candidates, *common, approximately)
             if len(strokes) < 2 or untold is not None:
@@ -566,7 +568,11 @@ def _band_edge_for_fringe(candidates: list[Side], colour, width: float, approx: 
     chose, is a window on that band's fringe: centred inside the band and reaching over FRINGE px
     past its edge. Two boxes' sides 4 px apart make one solid band on the profile, and a window
     half on its fading outer edge scores as a stroke of the box's width: benchmark seed 12 image
-    11's A had its right side fitted there, 2.1 px off, and was answered wrong. None otherwise,
+    11's A had its right side fitted there, 2.1 px off, and was answered wrong. So is a window
+    inside the band with under STRONG times its contrast: where the band meets the image's border,
+    the last 2 px made a faint window of the box's width (fresh seed 56 image 142: C's right side,
+    drawn 3 px from the border beside A's, was fitted on that sliver and moved onto the border,
+    2.4 px off). None otherwise,
     and for thin strokes (THIN): over texture a 1-2 px line's profile makes such bands of the
     scene, and the rule lost seed 14 image 61's B.
 
@@ -586,9 +592,21 @@ def _band_edge_for_fringe(candidates: list[Side], colour, width: float, approx: 
             continue
         low, high = band.pos - band.width / 2, band.pos + band.width / 2
         on_fringe = side.pos + side.width / 2 > high + FRINGE or side.pos - side.width / 2 < low - FRINGE
-        if low < side.pos < high and on_fringe and (edge := _band_edge_at_guess([band], width, approx)):
+        faint = side.contrast < STRONG * band.contrast  # a sliver of the band's own profile
+        if low < side.pos < high and (on_fringe or faint) and (edge := _band_edge_at_guess([band], width, approx)):
             return edge
     return None
+
+
+def _in_band(candidates: list[Side], colour, width: float, side: Side) -> bool:
+    """Whether `side` lies inside one of `candidates` that is a band two strokes wide (_is_band):
+    the other stroke is another box's side, and the finder may have put this box's corner on it
+    (fresh seed 58 image 115: A's far corner on B's right side, 6 px from A's own, the two strokes
+    touching; the fit kept B's). parse_box refuses such a side (marked banded, as at a band's edge)
+    where another placed box's side lies. Not for thin strokes (THIN): over texture a 1-2 px
+    line's profile makes such bands of the scene."""
+    return width > THIN and any(_is_band(band, colour, width) and abs(side.pos - band.pos) < band.width / 2
+                                for band in candidates)
 
 
 def _is_band(candidate: Side, colour, width: float) -> bool:
