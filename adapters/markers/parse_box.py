@@ -50,6 +50,7 @@ UNPLACED = 0.2  # what leaving a label without a corner weighs (a lone reading m
 DECISIVE = 3.0  # the best assignment must beat every one that places a label elsewhere by this factor
 WORD_CONFIRMS = 0.65  # a label's score at a corner whose word clearly reads as it (beats UNPLACED decisively)
 BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
+BORDER_CORNER_COVERAGE = 0.9  # drawn fraction of both seen sides of an outline to the image's corner
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
 ON_STROKE = 1.0  # px a side's run of ink may be centred off its fitted line and the fit be on the stroke
@@ -693,8 +694,13 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     # the image's corner last: its outline has two sides unseen, so a box's own far corner that
     # only the verifier accepts comes first (seed 51 image 79: C's thin green strokes on a green
     # scene "went on" past its far corners, and the image's corner passed the rules in their stead)
+    # (with two sides seen to stand for four, both must be drawn along BORDER_CORNER_COVERAGE of their
+    # length: fresh seed 68 image 165's A, a 1 px green box over a green-mottled texture, passed
+    # with its top side drawn along 78% of the way to the border, 80 and 47 px off)
     for second_opinion in passes if not found else ():
         if tried(W - 1.0, H - 1.0, second_opinion):
+            if found[-1].coverage < BORDER_CORNER_COVERAGE:
+                found.pop()
             break
     # a side near the border also passes with the border standing in for it: the border's
     # outline is the same box, and the one with the side seen is where it is drawn
