@@ -660,7 +660,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     they rejected), for last_box."""
     found: list[Outline] = []
 
-    def tried(x1: float, y1: float, second_opinion: Verifier | None) -> bool:
+    def tried(x1: float, y1: float, second_opinion: Verifier | None, min_coverage: float = 0.0) -> bool:
         if x1 < corner.x + MIN_SIDE or y1 < corner.y + MIN_SIDE:
             return False
         if second_opinion is None:
@@ -672,6 +672,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
         if second_opinion is not None and max(abs(np.subtract(outline.box, (corner.x, corner.y, x1, y1)))) > LEARNED_FIT:
+            return False
+        if outline.coverage < min_coverage:
             return False
         if not any(_same(outline, o) for o in found):
             found.append(outline)
@@ -698,9 +700,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     # length: fresh seed 68 image 165's A, a 1 px green box over a green-mottled texture, passed
     # with its top side drawn along 78% of the way to the border, 80 and 47 px off)
     for second_opinion in passes if not found else ():
-        if tried(W - 1.0, H - 1.0, second_opinion):
-            if found[-1].coverage < BORDER_CORNER_COVERAGE:
-                found.pop()
+        if tried(W - 1.0, H - 1.0, second_opinion, min_coverage=BORDER_CORNER_COVERAGE):
             break
     # a side near the border also passes with the border standing in for it: the border's
     # outline is the same box, and the one with the side seen is where it is drawn
