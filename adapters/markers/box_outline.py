@@ -277,6 +277,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
     if common is None:
         return None
     found: list[Side | None] = []
+    wholes: list[Side | None] = []  # per side: the stronger stroke its chosen window is the fading edge of
     untold: tuple[int, list[Side]] | None = None  # a side whose strokes cannot be told apart, and them
     for candidates, approximately, (start, end, transposed, limit) in zip(
             options, (y0, y1, x0, x1), ((x0, x1, False, H), (x0, x1, False, H), (y0, y1, True, W), (y0, y1, True, W))):
@@ -285,6 +286,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
             inside = SEARCH if approximately < limit / 2 else limit - 1 - SEARCH
             near_border = _nearest(side_candidates(lab, inside, start, end, transposed), *common)
             found.append(near_border)
+            wholes.append(None)
             continue
         side = _nearest(candidates, *common, approximately)
         if side is not None:  # a stroke window on the fringe of a band two strokes wide is the band's edge
@@ -299,10 +301,15 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
                 return None
             untold = (len(found), strokes)
         found.append(side)
+        wholes.append(_whole_stroke(lab, side, candidates, approximately, start, end, transposed, *common)
+                      if side is not None and not side.banded else None)
     if untold is not None:  # told apart by which stroke the rules pass the box on
         return _told_apart(lab, found, *untold, approx)
+    found = _on_whole_strokes(lab, found, wholes, approx)
     rectangle = _rectangle_on_sides(lab, found, approx)
     measures = rectangle.measure(lab) if rectangle is not None else None  # the refit below looks at them too
+    if measures is not None and rejection(measures) == "border":
+        rectangle, measures = _whole_at_border(lab, found, approx, rectangle, measures)
     outline = _verify(measures, verifier) if rectangle is not None and rectangle.alike else None
     if outline is None:
         # a stronger stroke of the box's colour a few px off (another box's side, seen on the far
@@ -344,10 +351,11 @@ class _Rectangle(NamedTuple):
 
 
 def _rectangle_on_sides(lab: np.ndarray, found: list[Side | None],
-                        approx: tuple[float, float, float, float]) -> _Rectangle | None:
+                        approx: tuple[float, float, float, float], cut_by_border: bool = True) -> _Rectangle | None:
     """The rectangle on the strokes `found` for its sides (top, bottom, left, right; None for a
     side cut off by the image's border, which keeps `approx`'s coordinate), or None when they are
-    too few to make one."""
+    too few to make one. cut_by_border: a stroke reaching the border is taken as cut there
+    (_at_border); else every stroke is taken as whole, at its measured centre."""
     H, W = lab.shape[:2]
     x0, y0, x1, y1 = approx
     top, bottom, left, right = found
@@ -355,7 +363,7 @@ def _rectangle_on_sides(lab: np.ndarray, found: list[Side | None],
     if len(drawn) < 2 or not (top or bottom) or not (left or right):
         return None
     width = float(np.median([s.width for s in drawn]))
-    pos = [_at_border(s, width, limit) if s is not None else v
+    pos = [(_at_border(s, width, limit) if cut_by_border else s.pos) if s is not None else v
            for s, v, limit in zip(found, (y0, y1, x0, x1), (H, H, W, W))]
     colour = np.median(np.array([s.lab for s in drawn]), axis=0)
     alike = all(_alike(s.lab, colour, width) and abs(s.width - width) <= WIDTH_SPREAD for s in drawn)
@@ -364,6 +372,27 @@ def _rectangle_on_sides(lab: np.ndarray, found: list[Side | None],
     narrower = [s is not None and width - s.width > NARROWER for s in found]
     model = thin_line_colour(lab, box) if width <= THIN else None
     return _Rectangle(box, width, colour, min(s.contrast for s in drawn), narrower, model, alike)
+
+
+def _whole_at_border(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float],
+                     rectangle: _Rectangle, measures: OutlineMeasures) -> tuple[_Rectangle, OutlineMeasures]:
+    """The rectangle on the strokes `found` with none taken as cut by the border, and its
+    measures, where it passes the rules; else `rectangle` and its `measures`, which the rules
+    rejected for "border" (a side beside one taken as cut stops short of the border).
+
+    That rejection says the stroke taken as cut is whole: JPEG spreads a 1-2 px stroke's colour
+    over about 4 px, so a whole stroke drawn 3 px from the border looks as if it reached it, and
+    _at_border moved it by up to 1 px to where the box's measured width put a cut stroke's
+    centre; then it lay past what measure_outline sees, and the sides beside it had to run on
+    into the border. (Benchmark seed 37 image 69: C's right side at x 317 of 320 was moved to
+    317.8, C's own outline was rejected, and C was placed on another box's side, 6 px off.)"""
+    whole = _rectangle_on_sides(lab, found, approx, cut_by_border=False)
+    if whole is None or whole.box == rectangle.box or not whole.alike:
+        return rectangle, measures
+    whole_measures = whole.measure(lab)
+    if whole_measures is None or rejection(whole_measures) is not None:
+        return rectangle, measures
+    return whole, whole_measures
 
 
 def _outline_on_sides(lab: np.ndarray, found: list[Side | None], approx: tuple[float, float, float, float],
@@ -532,6 +561,50 @@ def _strokes_at(candidates: list[Side], colour, width: float, approx: float) -> 
                       if abs(c.pos - approx) <= NEIGHBOUR
                       and abs(c.pos - chosen.pos) >= max(SEPARATE, (c.width + chosen.width) / 2)
                       and float(np.linalg.norm(np.subtract(c.lab, chosen.lab))) <= COLOUR_SPREAD)]
+
+
+EDGE_OF_SEARCH = 2.0  # px inside the search's reach (SEARCH) where a chosen side may be the edge of a stroke past it
+FRINGE_FAINTER = 0.75  # of a stroke's contrast: a window overlapping it that stands out less is its fading edge
+
+
+def _whole_stroke(lab: np.ndarray, side: Side, candidates: list[Side], approx: float, start: float, end: float,
+                  transposed: bool, colour, width: float) -> Side | None:
+    """The strongest stroke of the box's look among `candidates` (the side's, searched around
+    `approx`) that the chosen `side` is the fading edge of (_fringe_of), or None. Where `side` lies
+    near the edge of that search (EDGE_OF_SEARCH), the stroke is searched for around `side` too:
+    the finder's guess can be a few px off, and the search then reaches only the stroke's edge
+    (seed 4 image 16: a far corner guessed 7 px right of A's 1 px right side at 90.0; the search
+    found a window on its edge at 92.4, and A was answered 2.4 px off)."""
+    around = list(candidates)
+    if abs(side.pos - approx) > SEARCH - EDGE_OF_SEARCH:
+        around += side_candidates(lab, side.pos, start, end, transposed)
+    strokes = [c for c in _alike_strokes(around, colour, width) if _fringe_of(side, [c])]
+    return max(strokes, key=lambda c: c.contrast, default=None)
+
+
+def _on_whole_strokes(lab: np.ndarray, found: list[Side | None], wholes: list[Side | None],
+                      approx: tuple[float, float, float, float]) -> list[Side | None]:
+    """`found` with each side that is a stroke's fading edge moved onto that stroke (`wholes`,
+    per side, None where it is not), where the rules pass the rectangle there; else `found`.
+    The edge of a thin stroke, a blend of it with the scene, can stand out nearly as much as the
+    stroke and lie nearer the corner finder's guess (seed 3 image 5: B's 1 px left side at 60.1,
+    contrast 57, and a window on its edge at 62.0, contrast 35, chosen, 2.1 px off). But over
+    texture a scene edge beside a thin side can stand out more than the side, overlap it and pass
+    for its stroke (seed 14 image 61): the rules, which check the box's colour along each side,
+    say which is drawn."""
+    if not any(wholes):
+        return found
+    moved = [whole or side for side, whole in zip(found, wholes)]
+    return moved if _outline_on_sides(lab, moved, approx) is not None else found
+
+
+def _fringe_of(candidate: Side, others: list[Side]) -> bool:
+    """Whether `candidate` may be the fading edge of a stroke among `others`: one that overlaps it
+    (their measured extents, centre +- half the width) and stands out clearly more
+    (FRINGE_FAINTER; two things that overlap and stand out about as much, such as the scene
+    between two boxes' thin sides and one of them, 0.9 times its contrast, are not one stroke)."""
+    return any(candidate.contrast < FRINGE_FAINTER * other.contrast
+               and abs(other.pos - candidate.pos) < (other.width + candidate.width) / 2 for other in others)
 
 
 def _told_apart(lab: np.ndarray, found: list[Side | None], k: int, strokes: list[Side],
