@@ -17,7 +17,10 @@ this one going on. A side on or past the image's border is not seen. What is mea
 opinion (outline_verifier) can weigh the same measures where the rules say no. Where a side's
 profile shows two strokes of the box's look a few px apart, the rules tell them apart
 (_told_apart); where a side's chosen stroke is drawn along too little of it, a stroke nearer the
-guess found on half the side may stand for it (_with_drawn_sides).
+guess found on half the side may stand for it (_with_drawn_sides); where the window chosen is
+the fading edge of a stronger stroke beside it, the rectangle on that stroke is taken when the
+rules pass it (_on_whole_strokes); and a stroke that looks cut by the image's border is taken
+whole where the sides beside it stop short of the border (_whole_at_border).
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed

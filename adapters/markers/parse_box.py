@@ -537,7 +537,11 @@ def _each_word_read_once(lab: np.ndarray, outlines_at: list[list[Outline]], prop
     also finds the other box's label, which reads more clearly than its own and took its label
     away (fresh seed 35 image 144: B's label over A's, read as B at A's corner, where the finder
     read A 0.58 and the corner reader 0.98, so A was missing). Where no corner reads the label
-    more than every other, the readings stay as they are."""
+    DECISIVE times more than every other, the readings stay as they are: one label's word can
+    lie where two corners may own it, and a near tie between the networks' readings does not
+    say which (fresh seed 72 image 34: D's label, written inside its box's corner, lies just
+    above C's corner and hides C's label; read 0.84 as D at C's corner and 0.83 at D's, it went
+    to C's corner, D was placed there and C by elimination at D's, the two swapped)."""
     out = list(readings)
     for k, reading in enumerate(readings):
         if reading is None or reading.word is None or reading.nearest not in labels:
@@ -547,7 +551,7 @@ def _each_word_read_once(lab: np.ndarray, outlines_at: list[list[Outline]], prop
         owner = max(sharing, key=lambda j: proposed[j].scores.get(label, 0.0))
         owner_score = proposed[owner].scores.get(label, 0.0)
         if k == owner or owner_score < MIN_EVIDENCE or any(
-                j != owner and proposed[j].scores.get(label, 0.0) >= owner_score for j in sharing):
+                j != owner and proposed[j].scores.get(label, 0.0) * DECISIVE > owner_score for j in sharing):
             continue
         out[k] = read_corner(lab, outlines_at[k][0], tuple(labels), classifier, skip=reading.word)
     return out
