@@ -17,10 +17,9 @@ this one going on. A side on or past the image's border is not seen. What is mea
 opinion (outline_verifier) can weigh the same measures where the rules say no. Where a side's
 profile shows two strokes of the box's look a few px apart, the rules tell them apart
 (_told_apart); where a side's chosen stroke is drawn along too little of it, a stroke nearer the
-guess found on half the side may stand for it (_with_drawn_sides); where the window chosen is
-the fading edge of a stronger stroke beside it, the rectangle on that stroke is taken when the
-rules pass it (_on_whole_strokes); and a stroke that looks cut by the image's border is taken
-whole where the sides beside it stop short of the border (_whole_at_border).
+guess found on half the side may stand for it (_with_drawn_sides); and a stroke that looks cut
+by the image's border is taken whole where the sides beside it stop short of the border
+(_whole_at_border).
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed
@@ -280,7 +279,6 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
     if common is None:
         return None
     found: list[Side | None] = []
-    wholes: list[Side | None] = []  # per side: the stronger stroke its chosen window is the fading edge of
     untold: tuple[int, list[Side]] | None = None  # a side whose strokes cannot be told apart, and them
     for candidates, approximately, (start, end, transposed, limit) in zip(
             options, (y0, y1, x0, x1), ((x0, x1, False, H), (x0, x1, False, H), (y0, y1, True, W), (y0, y1, True, W))):
@@ -289,7 +287,6 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
             inside = SEARCH if approximately < limit / 2 else limit - 1 - SEARCH
             near_border = _nearest(side_candidates(lab, inside, start, end, transposed), *common)
             found.append(near_border)
-            wholes.append(None)
             continue
         side = _nearest(candidates, *common, approximately)
         if side is not None:  # a stroke window on the fringe of a band two strokes wide is the band's edge
@@ -304,11 +301,8 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
                 return None
             untold = (len(found), strokes)
         found.append(side)
-        wholes.append(_whole_stroke(lab, side, candidates, approximately, start, end, transposed, *common)
-                      if side is not None and not side.banded else None)
     if untold is not None:  # told apart by which stroke the rules pass the box on
         return _told_apart(lab, found, *untold, approx)
-    found = _on_whole_strokes(lab, found, wholes, approx)
     rectangle = _rectangle_on_sides(lab, found, approx)
     measures = rectangle.measure(lab) if rectangle is not None else None  # the refit below looks at them too
     if measures is not None and rejection(measures) == "border":
@@ -564,50 +558,6 @@ def _strokes_at(candidates: list[Side], colour, width: float, approx: float) -> 
                       if abs(c.pos - approx) <= NEIGHBOUR
                       and abs(c.pos - chosen.pos) >= max(SEPARATE, (c.width + chosen.width) / 2)
                       and float(np.linalg.norm(np.subtract(c.lab, chosen.lab))) <= COLOUR_SPREAD)]
-
-
-EDGE_OF_SEARCH = 2.0  # px inside the search's reach (SEARCH) where a chosen side may be the edge of a stroke past it
-FRINGE_FAINTER = 0.75  # of a stroke's contrast: a window overlapping it that stands out less is its fading edge
-
-
-def _whole_stroke(lab: np.ndarray, side: Side, candidates: list[Side], approx: float, start: float, end: float,
-                  transposed: bool, colour, width: float) -> Side | None:
-    """The strongest stroke of the box's look among `candidates` (the side's, searched around
-    `approx`) that the chosen `side` is the fading edge of (_fringe_of), or None. Where `side` lies
-    near the edge of that search (EDGE_OF_SEARCH), the stroke is searched for around `side` too:
-    the finder's guess can be a few px off, and the search then reaches only the stroke's edge
-    (seed 4 image 16: a far corner guessed 7 px right of A's 1 px right side at 90.0; the search
-    found a window on its edge at 92.4, and A was answered 2.4 px off)."""
-    around = list(candidates)
-    if abs(side.pos - approx) > SEARCH - EDGE_OF_SEARCH:
-        around += side_candidates(lab, side.pos, start, end, transposed)
-    strokes = [c for c in _alike_strokes(around, colour, width) if _fringe_of(side, [c])]
-    return max(strokes, key=lambda c: c.contrast, default=None)
-
-
-def _on_whole_strokes(lab: np.ndarray, found: list[Side | None], wholes: list[Side | None],
-                      approx: tuple[float, float, float, float]) -> list[Side | None]:
-    """`found` with each side that is a stroke's fading edge moved onto that stroke (`wholes`,
-    per side, None where it is not), where the rules pass the rectangle there; else `found`.
-    The edge of a thin stroke, a blend of it with the scene, can stand out nearly as much as the
-    stroke and lie nearer the corner finder's guess (seed 3 image 5: B's 1 px left side at 60.1,
-    contrast 57, and a window on its edge at 62.0, contrast 35, chosen, 2.1 px off). But over
-    texture a scene edge beside a thin side can stand out more than the side, overlap it and pass
-    for its stroke (seed 14 image 61): the rules, which check the box's colour along each side,
-    say which is drawn."""
-    if not any(wholes):
-        return found
-    moved = [whole or side for side, whole in zip(found, wholes)]
-    return moved if _outline_on_sides(lab, moved, approx) is not None else found
-
-
-def _fringe_of(candidate: Side, others: list[Side]) -> bool:
-    """Whether `candidate` may be the fading edge of a stroke among `others`: one that overlaps it
-    (their measured extents, centre +- half the width) and stands out clearly more
-    (FRINGE_FAINTER; two things that overlap and stand out about as much, such as the scene
-    between two boxes' thin sides and one of them, 0.9 times its contrast, are not one stroke)."""
-    return any(candidate.contrast < FRINGE_FAINTER * other.contrast
-               and abs(other.pos - candidate.pos) < (other.width + candidate.width) / 2 for other in others)
 
 
 def _told_apart(lab: np.ndarray, found: list[Side | None], k: int, strokes: list[Side],
