@@ -103,14 +103,15 @@ def test_the_word_at_the_rectangles_corner_must_not_read_as_another_letter():
     assert outline is None and why == "the word at the corner of the rectangle between the finder's corners read as B reads as F"
 
 
-@pytest.mark.parametrize("seed, index, label", [(5, 35, "B"), (13, 7, "B")])
+@pytest.mark.parametrize("seed, index, label", [(5, 35, "B")])
 def test_the_last_box_the_rules_fit_on_the_wrong_lines_is_placed_between_the_finders_corners(seed, index, label,
                                                                                              monkeypatch):
     """box_accuracy.py's image 35 at seed 5 (B's top side 6.5 px above A's, B's label over A's
-    line) and image 7 at seed 13 (B's top side on the border, under both labels' dark boxes): the
-    rules fit B's sides on the other lines there and turn the rectangle away. A is placed, and the
-    rectangle between the finder's corners for B is drawn in A's style: B is placed within 2 px.
-    With drawn_between_corners stubbed out, B stays missing."""
+    line): the rules fit B's sides on the other lines there and turn the rectangle away. A is
+    placed, and the rectangle between the finder's corners for B is drawn in A's style: B is placed
+    within 2 px. With drawn_between_corners stubbed out, B stays missing. (Image 7 at seed 13, B's
+    top side under both labels' dark boxes, was placed this way too; the rules now pass B's own
+    outline there: test_markers_boxes' one label's box hiding nearly half a side.)"""
     from adapters.markers.corner_finder import default_corner_finder
 
     drawn, boxes, style = benchmark_image(seed, index)
