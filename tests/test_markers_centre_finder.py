@@ -291,12 +291,13 @@ def test_a_ring_the_finder_centres_a_few_px_away_takes_no_label_by_the_reader(of
 
 def test_a_timed_fit_stops_after_its_minutes_and_records_the_steps_it_did(tmp_path):
     path = tmp_path / "finder.safetensors"
-    assert train_main(["--output", str(path), "--minutes", "0.03", "--steps", "1", "--batch", "2", "--width", "4",
+    assert train_main(["--output", str(path), "--minutes", "0.1", "--steps", "1", "--batch", "2", "--width", "4",
                        "--workers", "0"]) == 0
     record = CentreFinder.load(path).record
-    # --steps is not the limit: the time is (1.8 s; a 2-scene step takes well under that here)
-    assert record["minutes"] == 0.03 and record["steps"] > 1 and record["images"] == 2 * record["steps"]
-    assert record["seconds"] >= 1.8
+    # --steps is not the limit: the time is (6 s; a 2-scene step takes well under that here, even
+    # on a loaded machine: at 1.8 s the first step alone once took it all with two other jobs running)
+    assert record["minutes"] == 0.1 and record["steps"] > 1 and record["images"] == 2 * record["steps"]
+    assert record["seconds"] >= 6.0
 
 
 @pytest.mark.parametrize("minutes, message", [
