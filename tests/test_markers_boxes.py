@@ -1612,3 +1612,36 @@ def test_a_box_whose_far_corner_another_borrowed_is_placed_and_the_borrower_refu
     assert set(missing) == {"C"} and "far corner" in missing["C"]
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
+
+
+def test_of_two_outlines_at_a_corner_the_one_not_ending_at_another_corners_only_outline_is_the_box():
+    """_its_own_box: A's corner reaches A's far corner and B's; D's corner reaches A's far corner
+    too, so both of A's outlines end where another corner's outline ends. B's corner has one
+    outline only, which says the far corner it reaches is B's: A's outline to it borrows it, and
+    A's own is the box. Where the other corner's outlines are two, nothing is told."""
+    from adapters.markers.box_outline import Outline
+
+    def outline(x0, y0, x1, y1):
+        return Outline(x0, y0, x1, y1, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
+
+    a_own, a_to_b = outline(96.0, 74.0, 247.0, 184.0), outline(96.0, 74.0, 265.5, 202.5)
+    b_own = outline(107.5, 103.0, 265.5, 202.5)
+    d_own, d_to_a = outline(78.0, 40.0, 221.5, 171.0), outline(78.0, 40.0, 247.0, 184.0)
+    outlines = [a_own, a_to_b, b_own, d_own, d_to_a]
+    found = [a_own, a_to_b]
+    assert parse_box._its_own_box(found, outlines, [], [found, [b_own], [d_own, d_to_a]]) == [a_own]
+    assert parse_box._its_own_box(found, outlines, [], [found, [b_own, outline(107.5, 103.0, 300.0, 220.0)],
+                                                        [d_own, d_to_a]]) == found
+    assert parse_box._its_own_box(found, outlines, [], [found, [b_own], [d_to_a]]) == found  # both end at a sole one
+
+
+def test_a_box_whose_corner_reaches_two_far_corners_each_reached_from_another_corner_is_placed():
+    """box_accuracy.py's image 11 at seed 90: from A's corner the rules pass A's own outline and one
+    to B's far corner, and from D's corner one to A's far corner too; A was refused as unclear. B's
+    corner has one outline: A's outline to B's far corner borrows it, and all four are placed."""
+    from adapters.markers.corner_finder import default_corner_finder
+    drawn, boxes, style = benchmark_image(90, 11)
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())
+    assert not missing
+    for name, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0

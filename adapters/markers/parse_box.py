@@ -151,7 +151,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                for p, r, labels_settled in zip(proposed, readings, settled)]
     # the box read at each corner (elimination and naming below weigh weaker readings, and take
     # only corners that start one outline as found, not one chosen over another)
-    own_at = [_its_own_box(found, outlines, proposals) for found in outlines_at]
+    own_at = [_its_own_box(found, outlines, proposals, outlines_at) for found in outlines_at]
     corners = _written_once(wanted, corners, readings)
     choice, doubtful, doubted_only_unplaced = _assign(wanted, corners)
     for label, k in zip(wanted, choice):
@@ -757,11 +757,13 @@ def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
     return off is not None and twin_off is not None and abs(twin_off) <= ON_STROKE < abs(off)
 
 
-def _its_own_box(found: list[Outline], outlines: list[Outline], proposals: Sequence[Proposal] = ()) -> list[Outline]:
+def _its_own_box(found: list[Outline], outlines: list[Outline], proposals: Sequence[Proposal] = (),
+                 outlines_at: Sequence[list[Outline]] = ()) -> list[Outline]:
     """Of several outlines starting at one corner, the one that borrows nothing from another box,
     when every other does; else the one ending where the finder sees a box's far corner
-    (_at_a_seen_far_corner, among `proposals`); else all of them (which is the box stays
-    unclear). From a box's corner a second rectangle may run to another box's lines: they go on
+    (_at_a_seen_far_corner, among `proposals`); else the one not ending where another corner's
+    only outline ends (_not_at_anothers_sole_far_corner, `outlines_at`: the outlines per
+    candidate corner); else all of them (which is the box stays unclear). From a box's corner a second rectangle may run to another box's lines: they go on
     past its corners (a T, Outline.tees), or meet at that box's far corner, where an outline from
     another corner ends too. The box's own rectangle has its corners to itself. Outlines only the
     verifier accepted are never chosen between: the rules turned each away, so what they measured
@@ -779,7 +781,25 @@ def _its_own_box(found: list[Outline], outlines: list[Outline], proposals: Seque
     own = [o for o in found if not borrows(o)]
     if len(own) == 1:
         return own
-    return _at_a_seen_far_corner(found, proposals) or found
+    return _at_a_seen_far_corner(found, proposals) or _not_at_anothers_sole_far_corner(found, outlines_at) or found
+
+
+def _not_at_anothers_sole_far_corner(found: list[Outline], outlines_at: Sequence[list[Outline]]) -> list[Outline]:
+    """[the one of `found` (outlines from one corner) that neither has a T at a corner nor ends at
+    the far corner of another corner's only outline, where every other of them does], or []. A far
+    corner two corners' outlines reach is no sign by itself (_its_own_box): from a box's corner
+    the rules may pass a rectangle to its own far corner and one to another box's, and from a
+    third box's corner one to the first box's far corner as well (fresh benchmark seed 90 image
+    11: A's corner reaches A's and B's far corners, D's reaches A's). A corner whose only outline
+    ends at a far corner says whose that is; `outlines_at`: the outlines per candidate corner."""
+    sole = [at[0] for at in outlines_at if len(at) == 1 and not any(_same(at[0], o) for o in found)]
+
+    def borrows(o: Outline) -> bool:
+        return bool(o.tees) or any(not _same_corner(o, other) and max(abs(o.x1 - other.x1), abs(o.y1 - other.y1)) < SAME_BOX
+                                   for other in sole)
+
+    own = [o for o in found if not borrows(o)]
+    return own if len(own) == 1 else []
 
 
 def _at_a_seen_far_corner(found: list[Outline], proposals: Sequence[Proposal]) -> list[Outline]:
