@@ -791,7 +791,11 @@ def _not_at_anothers_sole_far_corner(found: list[Outline], outlines_at: Sequence
     the rules may pass a rectangle to its own far corner and one to another box's, and from a
     third box's corner one to the first box's far corner as well (fresh benchmark seed 90 image
     11: A's corner reaches A's and B's far corners, D's reaches A's). A corner whose only outline
-    ends at a far corner says whose that is; `outlines_at`: the outlines per candidate corner."""
+    ends at a far corner says whose that is; `outlines_at`: the outlines per candidate corner
+    (none given: nothing is told). A box's outline chosen here that does end at another placed
+    box's far corner is still refused by the last look (_last_look, _owns_its_far_corner)."""
+    if not outlines_at:
+        return []
     sole = [at[0] for at in outlines_at if len(at) == 1 and not any(_same(at[0], o) for o in found)]
 
     def borrows(o: Outline) -> bool:
