@@ -18,9 +18,9 @@ opinion (outline_verifier) can weigh the same measures where the rules say no. W
 profile shows two strokes of the box's look a few px apart, the rules tell them apart
 (_told_apart); where a side's chosen stroke is drawn along too little of it, a stroke nearer the
 guess found on half the side may stand for it (_with_drawn_sides), as may one found on either
-half where the whole side shows none (_on_a_half; the rules alone then judge); and a stroke that looks cut
-by the image's border is taken whole where the sides beside it stop short of the border
-(_whole_at_border).
+half where the whole side shows none (_on_a_half; the rules alone then judge); and a stroke that
+looks cut by the image's border is taken whole where the sides beside it stop short of the
+border (_whole_at_border).
 
 Why by hand: OpenCV's contours and Hough lines see edges, not strokes. A box drawn over a busy
 scene shares its edges with the scene, and two overlapping boxes make one contour; what is needed
@@ -281,6 +281,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
         return None
     found: list[Side | None] = []
     untold: tuple[int, list[Side]] | None = None  # a side whose strokes cannot be told apart, and them
+    rules_only = False  # a side found on half its length (_on_a_half): no second opinion then
     for candidates, approximately, (start, end, transposed, limit) in zip(
             options, (y0, y1, x0, x1), ((x0, x1, False, H), (x0, x1, False, H), (y0, y1, True, W), (y0, y1, True, W))):
         if candidates is None:
@@ -298,7 +299,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
             side = _on_a_half(lab, approximately, start, end, transposed, common)
             # a stroke on half a side makes rectangles measurable that were not (a box's corner
             # to another box's far corner, its side drawn on half): the rules alone judge them
-            verifier = None if side is not None else verifier
+            rules_only |= side is not None
         if side is not None and not side.banded and _in_band(candidates, *common, side):
             side = replace(side, banded=True)
         if side is None:
@@ -309,6 +310,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
         found.append(side)
     if untold is not None:  # told apart by which stroke the rules pass the box on
         return _told_apart(lab, found, *untold, approx)
+    verifier = None if rules_only else verifier
     rectangle = _rectangle_on_sides(lab, found, approx)
     measures = rectangle.measure(lab) if rectangle is not None else None  # the refit below looks at them too
     if measures is not None and rejection(measures) == "border":
@@ -451,9 +453,7 @@ def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: 
         if candidates is None or side is None or _drawn_along(side):
             continue
         guess, start, end, transposed = spans[k]
-        middle = (start + end) / 2
-        halves = side_candidates(lab, guess, start, middle, transposed) + side_candidates(lab, guess, middle, end, transposed)
-        alike = _alike_strokes([*candidates, *halves], colour, width)
+        alike = _alike_strokes([*candidates, *_on_each_half(lab, guess, start, end, transposed)], colour, width)
         strongest = max((c.contrast for c in alike), default=0.0)
         nearer: list[Side] = []
         for c in alike:
@@ -479,10 +479,14 @@ def _on_a_half(lab: np.ndarray, approx: float, start: float, end: float, transpo
     another label's dark box over nearly half of it pulls the side's median colour off the
     stroke's (fresh benchmark seed 73 image 98, seed 80 image 170). _verify then judges the side
     along its whole length, the label's box excused (_too_hidden)."""
-    middle = (start + end) / 2
-    halves = side_candidates(lab, approx, start, middle, transposed) + side_candidates(lab, approx, middle, end, transposed)
-    strokes = _strokes_at(halves, *common, approx)
+    strokes = _strokes_at(_on_each_half(lab, approx, start, end, transposed), *common, approx)
     return strokes[0] if strokes else None
+
+
+def _on_each_half(lab: np.ndarray, approx: float, start: float, end: float, transposed: bool) -> list[Side]:
+    """A side's stroke candidates (side_candidates) searched on each half of it, start to middle and middle to end."""
+    middle = (start + end) / 2
+    return side_candidates(lab, approx, start, middle, transposed) + side_candidates(lab, approx, middle, end, transposed)
 
 
 def _with_far_half(candidates: list[Side], far_half: list[Side]) -> list[Side]:

@@ -275,14 +275,10 @@ def _owns_its_far_corner(box: tuple[float, float, float, float], others: list[tu
     box's corner to another's far corner runs its sides into that box's lines, and they meet at T's
     (benchmark seeds 0/181, 3/16, 64/89, 68/185: the borrowing rectangle had 1-2, the box whose
     corner it is none). Where both or neither are clean, which box ends there stays unclear."""
-    def fitted(b):
-        o = _fitted_outline(b, outlines)
-        return o if o is not None and max(abs(np.subtract(o.box, b))) <= SAME_BOX else None
-
-    own = fitted(box)
+    own = _fitted_within(box, outlines)
     if own is None or own.tees or own.learned:
         return False
-    sharing = [fitted(other) for other in others if shares_far_corner(box, [other], H, W)]
+    sharing = [_fitted_within(other, outlines) for other in others if shares_far_corner(box, [other], H, W)]
     return all(o is not None and (o.tees or o.learned) for o in sharing)
 
 
@@ -294,8 +290,8 @@ def _banded_side_on_another(box: tuple[float, float, float, float], outlines: li
     does. The other stroke of the two is another box's side, so two boxes on one edge of them
     cannot both be right (benchmark seed 40 image 95: the finder put D's corner on B's right side,
     2.5 px from D's own, and D's left side was taken at B's edge)."""
-    fitted = _fitted_outline(box, outlines)
-    if fitted is None or not fitted.banded or max(abs(np.subtract(fitted.box, box))) > SAME_BOX:
+    fitted = _fitted_within(box, outlines)
+    if fitted is None or not fitted.banded:
         return None
     return next((name for other in others for name, across, other_across, alongside, length in _parallel_sides(box, other)
                  if name in fitted.banded and abs(across - other_across) < SAME_LINE
@@ -305,6 +301,12 @@ def _banded_side_on_another(box: tuple[float, float, float, float], outlines: li
 def _fitted_outline(box: tuple[float, float, float, float], outlines: list[Outline]) -> Outline | None:
     """The outline among `outlines` nearest `box` (largest coordinate difference), None if none."""
     return min(outlines, key=lambda o: max(abs(np.subtract(o.box, box))), default=None)
+
+
+def _fitted_within(box: tuple[float, float, float, float], outlines: list[Outline]) -> Outline | None:
+    """The outline `box` was placed on (_fitted_outline), None where none lies within SAME_BOX px of it."""
+    fitted = _fitted_outline(box, outlines)
+    return fitted if fitted is not None and max(abs(np.subtract(fitted.box, box))) <= SAME_BOX else None
 
 
 # per side of a box (x0, y0, x1, y1): its name, where it lies across, and its span along
@@ -763,22 +765,17 @@ def _its_own_box(found: list[Outline], outlines: list[Outline], proposals: Seque
     when every other does; else the one ending where the finder sees a box's far corner
     (_at_a_seen_far_corner, among `proposals`); else the one not ending where another corner's
     only outline ends (_not_at_anothers_sole_far_corner, `outlines_at`: the outlines per
-    candidate corner); else all of them (which is the box stays unclear). From a box's corner a second rectangle may run to another box's lines: they go on
-    past its corners (a T, Outline.tees), or meet at that box's far corner, where an outline from
-    another corner ends too. The box's own rectangle has its corners to itself. Outlines only the
-    verifier accepted are never chosen between: the rules turned each away, so what they measured
-    of its corners (its tees) is what failed (at 640x480 the verifier passed a box's own outline
-    and one running on to another box's bottom side, and the T at the first made the second look
-    like the box)."""
+    candidate corner); else all of them (which is the box stays unclear). From a box's corner a
+    second rectangle may run to another box's lines: they go on past its corners (a T,
+    Outline.tees), or meet at that box's far corner, where an outline from another corner ends
+    too (_borrows). The box's own rectangle has its corners to itself. Outlines only the verifier
+    accepted are never chosen between: the rules turned each away, so what they measured of its
+    corners (its tees) is what failed (at 640x480 the verifier passed a box's own outline and one
+    running on to another box's bottom side, and the T at the first made the second look like
+    the box)."""
     if len(found) < 2 or any(o.learned for o in found):
         return found
-
-    def borrows(o: Outline) -> bool:
-        return bool(o.tees) or any(not _same_corner(o, other)
-                                   and max(abs(o.x1 - other.x1), abs(o.y1 - other.y1)) < SAME_BOX
-                                   for other in outlines)
-
-    own = [o for o in found if not borrows(o)]
+    own = [o for o in found if not _borrows(o, outlines)]
     if len(own) == 1:
         return own
     return _at_a_seen_far_corner(found, proposals) or _not_at_anothers_sole_far_corner(found, outlines_at) or found
@@ -797,13 +794,16 @@ def _not_at_anothers_sole_far_corner(found: list[Outline], outlines_at: Sequence
     if not outlines_at:
         return []
     sole = [at[0] for at in outlines_at if len(at) == 1 and not any(_same(at[0], o) for o in found)]
-
-    def borrows(o: Outline) -> bool:
-        return bool(o.tees) or any(not _same_corner(o, other) and max(abs(o.x1 - other.x1), abs(o.y1 - other.y1)) < SAME_BOX
-                                   for other in sole)
-
-    own = [o for o in found if not borrows(o)]
+    own = [o for o in found if not _borrows(o, sole)]
     return own if len(own) == 1 else []
+
+
+def _borrows(outline: Outline, others: Sequence[Outline]) -> bool:
+    """Whether `outline` borrows from another box: a line goes on past one of its corners (a T,
+    Outline.tees), or it ends where one of `others` from another corner ends (within SAME_BOX px)."""
+    return bool(outline.tees) or any(not _same_corner(outline, other)
+                                     and max(abs(outline.x1 - other.x1), abs(outline.y1 - other.y1)) < SAME_BOX
+                                     for other in others)
 
 
 def _at_a_seen_far_corner(found: list[Outline], proposals: Sequence[Proposal]) -> list[Outline]:
