@@ -15,7 +15,8 @@ outline verifier accepted (placed_on_learned_outlines: its "boxes" are those pla
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]
         [--misses FILE]   (one JSON line per box not found right: where it was placed, or why not)
-        [--weights FILE] [--reader-weights FILE]   (other corner finder / corner reader weights)
+        [--weights FILE] [--reader-weights FILE] [--verifier-weights FILE]
+                          (other corner finder / corner reader / outline verifier weights)
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from adapters.markers.corner_finder import CornerFinder, default_corner_finder  
 from adapters.markers.corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader  # noqa: E402
 from adapters.markers.fonts import available_fonts  # noqa: E402
 from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
-from adapters.markers.outline_verifier import default_outline_verifier  # noqa: E402
+from adapters.markers.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
 from adapters.markers.parse_box import read_boxes  # noqa: E402
 from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case, load_photos, photos_warning  # noqa: E402
 
@@ -44,16 +45,16 @@ TOLERANCE = 2.0  # px every coordinate of a found box may be off
 
 def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, photos=None,
              finder: CornerFinder | None = None, reader: CornerReader | None = None,
-             misses: list[dict] | None = None) -> dict:
+             verifier: OutlineVerifier | None = None, misses: list[dict] | None = None) -> dict:
     """Read `n` rendered images back; figures overall, per stroke width, held-out fonts and photos.
-    `finder`, `reader`: weights to read with (default: the shipped ones). `misses`: when given, gets
+    `finder`, `reader`, `verifier`: networks to read with (default: the shipped ones). `misses`: when given, gets
     one record per box not found right (image index, its label and the image's labels, the drawn
     box, the box placed or None, the parser's reason when it placed none, whether the image was
     answered), the list to look through when a change moves the figures."""
     photos = load_photos() if photos is None else photos
     finder = finder or default_corner_finder()
     reader = reader or default_corner_reader()
-    verifier = default_outline_verifier()  # read_boxes' default too
+    verifier = verifier or default_outline_verifier()
     if finder is None:
         raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
     fonts = [f.name for f in available_fonts()]
@@ -68,7 +69,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
         drawn, boxes, style, kind = benchmark_case(rng, labels, photos, height, width, fonts, boxes=True)
         start = time.perf_counter()
-        markers, missing, outlines = read_boxes(drawn, labels, finder, reader=reader)
+        markers, missing, outlines = read_boxes(drawn, labels, finder, reader=reader, verifier=verifier)
         learned = {o.box for o in outlines if o.learned}
         seconds += time.perf_counter() - start
         wrong_here = 0
@@ -125,6 +126,7 @@ def main() -> None:
     parser.add_argument("--size", default="320x240", help="WIDTHxHEIGHT of the rendered images")
     parser.add_argument("--weights", type=Path, help="corner finder weights (default: the shipped file)")
     parser.add_argument("--reader-weights", type=Path, help="corner reader weights (default: the shipped file)")
+    parser.add_argument("--verifier-weights", type=Path, help="outline verifier weights (default: the shipped file)")
     parser.add_argument("--misses", type=Path, help="write one JSON line per box not found right here")
     args = parser.parse_args()
     photos = load_photos()  # read once: the warning and the run use the same ones
@@ -133,9 +135,10 @@ def main() -> None:
     width, height = (int(v) for v in args.size.lower().split("x"))
     finder = CornerFinder.load(args.weights) if args.weights else None
     reader = CornerReader.load(args.reader_weights) if args.reader_weights else None
+    verifier = OutlineVerifier.load(args.verifier_weights) if args.verifier_weights else None
     misses: list[dict] | None = [] if args.misses else None
     print(json.dumps(evaluate(args.n, args.seed, height, width, photos=photos, finder=finder, reader=reader,
-                              misses=misses)))
+                              verifier=verifier, misses=misses)))
     if args.misses:
         args.misses.write_text("".join(json.dumps(m) + "\n" for m in misses))
 

@@ -167,6 +167,25 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     assert record["fit"]["rectangles"] > 0 and record["corner_finder_sha256"]
 
 
+def test_training_script_fits_again_on_kept_rows_without_reading_a_scene(tmp_path, monkeypatch):
+    """--rows keeps what the scenes gave; a second fit on it reads no scene and gives the same
+    network, and rows read another way (here another seed) are read again, not reused."""
+    import train.markers_outline_verifier as script
+    rows, first, second = tmp_path / "rows.npz", tmp_path / "a.safetensors", tmp_path / "b.safetensors"
+    common = ["--scenes", "12", "--validation", "6", "--workers", "1", "--width", "8", "--rows", str(rows)]
+    assert train_main(["--output", str(first), *common]) == 0 and rows.is_file()
+
+    def no_reading(*args, **kwargs):
+        raise RuntimeError("read the scenes again")
+    monkeypatch.setattr(script, "harvest", no_reading)
+    assert train_main(["--output", str(second), *common]) == 0
+    a, b = OutlineVerifier.load(first), OutlineVerifier.load(second)
+    assert all(torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), b.net.state_dict().values()))
+    assert a.record["fit"] == b.record["fit"] and a.record["photos"] is None
+    with pytest.raises(RuntimeError, match="read the scenes again"):
+        train_main(["--output", str(second), *common, "--seed", "1"])
+
+
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):
     with pytest.raises(FileNotFoundError, match="train.markers_outline_verifier"):
         OutlineVerifier.load(tmp_path / "absent.safetensors")

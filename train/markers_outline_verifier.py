@@ -2,7 +2,9 @@
 outline's hand rules turn away, on a CPU.
 
 Renders box scenes (scenes.box_training_scene: labelled boxes in the training fonts only, decoy
-rectangles, procedural backgrounds, JPEG; no photographs), reads each with parse_box.read_boxes
+rectangles, JPEG; procedural backgrounds, or with --photos 2 in 5 a tinted crop of scikit-image's
+sample photographs as the corner finder and reader saw (training_photos.py; never the
+benchmark's; the shipped verifier saw none)), reads each with parse_box.read_boxes
 and the shipped corner finder, corner reader and glyph classifier, with a recorder
 (box_outline.Rejections) in the verifier's place: it is asked exactly what the verifier is asked
 at run time (every rectangle the hand rules rejected, from a candidate corner that starts no
@@ -13,17 +15,22 @@ Scene i is rendered from seed [seed, i]: scenes 0..scenes-1 fit the network, the
 `validation` ones choose its threshold, the least probability above every false rectangle's
 there (none of them accepted), and say how many drawn ones it accepts. Writes the weights with
 a JSON record (counts, threshold, validation figures, the other networks' sha256, versions) that
-OutlineVerifier.load returns with the file's sha256. About 0.2 s per scene per worker (the
-shipped run: 30 minutes with 2 workers; the same fit on the first 6,000 scenes, 2,000 for the
-threshold, read 13 fewer boxes on the benchmark).
+OutlineVerifier.load returns with the file's sha256. About 0.2 s per scene per worker (12,000 +
+4,000 scenes: 30 minutes with 2 workers; the same fit on the first 6,000 scenes, 2,000 for the
+threshold, read 13 fewer boxes on the benchmark). The rows depend on the other networks and the
+hand rules, so a verifier is fitted again whenever either changes; --rows FILE keeps the read
+rows (.npz) and, when FILE exists and was read by the same networks, fits on it without reading a
+scene (another --width or --seed in seconds).
 
     python -m train.markers_outline_verifier [--output adapters/markers/weights/outline_verifier.safetensors]
-        [--scenes 12000] [--validation 4000] [--workers 2] [--seed 0] [--width 16]
+        [--scenes 12000] [--validation 4000] [--workers 2] [--seed 0] [--width 16] [--photos]
+        [--rows FILE.npz]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing
 import platform
@@ -33,12 +40,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from adapters.markers import box_outline
 from adapters.markers.box_outline import OutlineMeasures, Rejections
 from adapters.markers.corner_finder import BOX_LABELS, default_corner_finder
 from adapters.markers.corner_reader import default_corner_reader
 from adapters.markers.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
 from adapters.markers.parse_box import read_boxes
 from adapters.markers.scenes import TrainingScene, box_training_scene
+from adapters.markers.training_photos import photos_record, training_photos
 from train.rendered_fit import training_fonts
 
 TOLERANCE = 2.0  # px each coordinate of a drawn rectangle may be off
@@ -66,23 +75,26 @@ def asked_rectangles(scene: TrainingScene) -> list[tuple[OutlineMeasures, bool]]
     return out
 
 
-def harvest_scene(seed: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+def harvest_scene(seed: int, index: int, photos: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(rows (n, FEATURES), drawn (n,) bool) of the distinct rectangles the verifier would be asked
-    about in scene [seed, index]."""
+    about in scene [seed, index] (2 in 5 scenes on a training photograph when `photos`)."""
     torch.set_num_threads(1)
-    asked = asked_rectangles(box_training_scene(np.random.default_rng([seed, index]), training_fonts()))
+    backgrounds = training_photos() if photos else ()
+    asked = asked_rectangles(box_training_scene(np.random.default_rng([seed, index]), training_fonts(), photos=backgrounds))
     if not asked:
         return np.zeros((0, FEATURES), np.float32), np.zeros(0, bool)
     return np.stack([features(measures) for measures, _ in asked]), np.array([drawn for _, drawn in asked], bool)
 
 
-def _harvest(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _harvest(args: tuple[int, int, bool]) -> tuple[np.ndarray, np.ndarray]:
     return harvest_scene(*args)
 
 
-def harvest(seed: int, indices: range, workers: int) -> tuple[np.ndarray, np.ndarray]:
+def harvest(seed: int, indices: range, workers: int, photos: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Every scene's rows and labels, concatenated in scene order (the same for any `workers`)."""
-    jobs = [(seed, i) for i in indices]
+    if photos:
+        training_photos()  # loaded once here, before the workers fork, and a missing package said once
+    jobs = [(seed, i, photos) for i in indices]
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             parts = pool.map(_harvest, jobs, chunksize=8)
@@ -124,15 +136,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--photos", action="store_true", help="2 in 5 scenes on the training photographs")
+    parser.add_argument("--rows", type=Path, help="keep the read rows in this .npz, or fit on it when it "
+                        "holds rows read the same way (scenes, seed, photos, networks, parser source)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     if default_corner_finder() is None:
         raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
-    rows, drawn = harvest(args.seed, range(args.scenes), args.workers)
-    held_rows, held_drawn = harvest(args.seed, range(args.scenes, args.scenes + args.validation), args.workers)
+    rows, drawn, held_rows, held_drawn = read_rows(args)
     record = train(rows, drawn, held_rows, held_drawn, args, started)
     print(json.dumps(record))
     return 0
+
+
+def reading_key(args: argparse.Namespace) -> dict:
+    """What the read rows depend on: the scenes, the networks that read them and the parser's source."""
+    reader = default_corner_reader()
+    source = hashlib.sha256()
+    for path in sorted(Path(box_outline.__file__).parent.glob("*.py")):
+        source.update(path.read_bytes())
+    return {"seed": args.seed, "scenes": args.scenes, "validation_scenes": args.validation,
+            "photos": args.photos, "corner_finder_sha256": default_corner_finder().record.get("sha256"),
+            "corner_reader_sha256": reader.record.get("sha256") if reader else None,
+            "parser_source_sha256": source.hexdigest()}
+
+
+def read_rows(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, drawn, held_rows, held_drawn): read from the scenes, or from args.rows when it holds
+    rows read the same way (reading_key); a fresh reading is written to args.rows when given."""
+    key = reading_key(args)
+    if args.rows is not None and args.rows.is_file():
+        kept = np.load(args.rows)
+        if json.loads(str(kept["key"])) == key:
+            return kept["rows"], kept["drawn"], kept["held_rows"], kept["held_drawn"]
+        print(f"{args.rows} holds rows read another way (other scenes, networks or parser): reading the scenes again")
+    rows, drawn = harvest(args.seed, range(args.scenes), args.workers, args.photos)
+    held_rows, held_drawn = harvest(args.seed, range(args.scenes, args.scenes + args.validation), args.workers,
+                                    args.photos)
+    if args.rows is not None:
+        np.savez_compressed(args.rows, rows=rows, drawn=drawn, held_rows=held_rows, held_drawn=held_drawn,
+                            key=json.dumps(key))
+    return rows, drawn, held_rows, held_drawn
 
 
 def train(rows: np.ndarray, drawn: np.ndarray, held_rows: np.ndarray, held_drawn: np.ndarray,
@@ -154,7 +198,8 @@ def train(rows: np.ndarray, drawn: np.ndarray, held_rows: np.ndarray, held_drawn
         "validation": {"rectangles": int(len(held_drawn)), "drawn": int(held_drawn.sum()),
                        "drawn_accepted": int((held[held_drawn] >= threshold).sum()),
                        "false_accepted": int((held[~held_drawn] >= threshold).sum())},
-        "fonts": training_fonts(), "corner_finder_sha256": finder.record.get("sha256"),
+        "fonts": training_fonts(), "photos": photos_record() if args.photos else None,
+        "corner_finder_sha256": finder.record.get("sha256"),
         "corner_reader_sha256": reader.record.get("sha256") if reader else None,
         "torch": torch.__version__, "numpy": np.__version__, "python": platform.python_version(),
         "seconds": round(time.perf_counter() - started, 1),
