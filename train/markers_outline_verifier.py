@@ -19,8 +19,8 @@ OutlineVerifier.load returns with the file's sha256. About 0.2 s per scene per w
 4,000 scenes: 30 minutes with 2 workers; the same fit on the first 6,000 scenes, 2,000 for the
 threshold, read 13 fewer boxes on the benchmark). The rows depend on the other networks and the
 hand rules, so a verifier is fitted again whenever either changes; --rows FILE keeps the read
-rows (.npz) and, when FILE exists and was read by the same networks, fits on it without reading a
-scene (another --width or --seed in seconds).
+rows (.npz) and, when FILE exists and was read the same way (scenes, seed, photographs, networks,
+the parser's source: reading_key), fits on it without reading a scene (another --width in seconds).
 
     python -m train.markers_outline_verifier [--output adapters/markers/weights/outline_verifier.safetensors]
         [--scenes 12000] [--validation 4000] [--workers 2] [--seed 0] [--width 16] [--photos]

@@ -573,7 +573,7 @@ def _seen_whole_first(alike: list[Side], colour) -> list[Side]:
     and 45 Lab units off the box's colour, and the box was placed on the border, 2.9 px off)."""
     if all(c.one_sided for c in alike):
         return alike  # a side cut by the border, or nothing else to choose from
-    return [c for c in alike if not c.one_sided or _alike(c.lab, colour, np.inf)]  # np.inf: the wide strokes' spread
+    return [c for c in alike if not c.one_sided or float(np.linalg.norm(np.subtract(c.lab, colour))) <= COLOUR_SPREAD]
 
 
 def _strokes_at(candidates: list[Side], colour, width: float, approx: float) -> list[Side]:
