@@ -30,7 +30,8 @@ import numpy as np
 
 from .borrowed_line import borrowed_side, shared_sides, shares_far_corner
 from .box_label import CornerReading, read_corner, something_written
-from .box_outline import MIN_SIDE, Outline, Rejections, Verifier, crosses_at_top_left, fit_outline, same_style
+from .box_outline import (LABEL_BOX_MAX, MIN_SIDE, Outline, Rejections, Verifier, crosses_at_top_left, fit_outline,
+                          same_style)
 from .centre_finder import Proposal
 from .corner_finder import BOX_LABELS, CornerFinder
 from .corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE, CornerReader, default_corner_reader
@@ -689,7 +690,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     rules passed, and only where the outline lies within LEARNED_FIT px of both proposed corners.
 
     Where a corner starts no outline to any far corner proposed, one traced along its sides
-    (traced_corner) is tried. Of two outlines that are one side fitted twice on one stroke, the
+    (traced_corner) is tried, unless it is no larger than a label's box with no far corner read
+    there (_a_label_box_unseen). Of two outlines that are one side fitted twice on one stroke, the
     one off the stroke's ink is dropped (_off_its_stroke).
 
     fits: filled with each far corner tried -> (whether the rules passed an outline there, what
@@ -725,7 +727,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
                     near_x and near_y and tried(W - 1.0, H - 1.0, second_opinion))
         if not found and second_opinion is None:
             traced = traced_far_corner(lab, corner.x, corner.y)
-            if traced is not None:
+            if traced is not None and not _a_label_box_unseen(corner, traced, fars):
                 tried(*traced, second_opinion)
         if found:
             break
@@ -742,6 +744,19 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     # outline is the same box, and the one with the side seen is where it is drawn
     found = [o for o in found if not any(_border_twin(o, other, W, H) for other in found if other is not o)]
     return [o for o in found if not any(_off_its_stroke(lab, o, other) for other in found if other is not o)]
+
+
+def _a_label_box_unseen(corner: Proposal, far: tuple[float, float], fars: Sequence[Proposal]) -> bool:
+    """Whether a far corner traced from `corner` (traced_corner) spans no more than a label's box
+    (LABEL_BOX_MAX px each way) where the finder proposes no far corner (none of `fars` within
+    CORNER_FIT px). A trace stops where its stroke fades into a scene of its colour, or at the
+    label's dark box below the corner; the small rectangle there may pass the rules, cut from the
+    box's corner (fresh seed 110 image 174: A, 171 x 132 px, placed as 16 x 15 px at its corner,
+    154 px off; fresh seed 105 image 195: B round its own label's box, written inside it, 145 px
+    off). A box that small has a far corner the finder sees."""
+    x1, y1 = far
+    small = x1 - corner.x <= LABEL_BOX_MAX and y1 - corner.y <= LABEL_BOX_MAX
+    return small and not any(abs(p.x - x1) <= CORNER_FIT and abs(p.y - y1) <= CORNER_FIT for p in fars)
 
 
 def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
