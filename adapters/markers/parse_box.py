@@ -698,7 +698,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     they rejected), for last_box."""
     found: list[Outline] = []
 
-    def tried(x1: float, y1: float, second_opinion: Verifier | None, min_coverage: float = 0.0) -> bool:
+    def tried(x1: float, y1: float, second_opinion: Verifier | None, min_coverage: float = 0.0,
+              traced: bool = False) -> bool:
         if x1 < corner.x + MIN_SIDE or y1 < corner.y + MIN_SIDE:
             return False
         if second_opinion is None:
@@ -712,6 +713,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
         if second_opinion is not None and max(abs(np.subtract(outline.box, (corner.x, corner.y, x1, y1)))) > LEARNED_FIT:
             return False
         if outline.coverage < min_coverage:
+            return False
+        if (traced or (second_opinion is not None and outline.tees)) and _past_a_seen_far_corner(outline, fars):
             return False
         if not any(_same(outline, o) for o in found):
             found.append(outline)
@@ -728,7 +731,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
         if not found and second_opinion is None:
             traced = traced_far_corner(lab, corner.x, corner.y)
             if traced is not None and not _a_label_box_unseen(corner, traced, fars):
-                tried(*traced, second_opinion)
+                tried(*traced, second_opinion, traced=True)
         if found:
             break
     # the image's corner last: its outline has two sides unseen, so a box's own far corner that
@@ -757,6 +760,28 @@ def _a_label_box_unseen(corner: Proposal, far: tuple[float, float], fars: Sequen
     x1, y1 = far
     small = x1 - corner.x <= LABEL_BOX_MAX and y1 - corner.y <= LABEL_BOX_MAX
     return small and not any(abs(p.x - x1) <= CORNER_FIT and abs(p.y - y1) <= CORNER_FIT for p in fars)
+
+
+def _past_a_seen_far_corner(outline: Outline, fars: Sequence[Proposal]) -> bool:
+    """Whether `outline` ends where the finder reads no box's far corner (none of `fars` at
+    FAR_SEEN within CORNER_FIT px) after running past one it does read: a far corner at FAR_SEEN
+    on its right or bottom side, over CORNER_FIT px short of its end. Asked of outlines the rules
+    did not pass as a proposed far corner's: a traced one, or one only the verifier accepted with
+    a T at a corner (Outline.tees). Where a box's own outline fails, its sides may run on, along a
+    scene's band or blob of its colour or up to another box's line, to a rectangle that passes
+    (fresh seed 112 image 51: B traced along a yellow blob to C's left side, 23 px past the far
+    corner the finder reads at 0.94; fresh 117/89: D's right side on to A's bottom line, a T the
+    verifier accepted, 15 px past 0.98). A box's side drawn on through another box's line meets
+    it at a crossing, which the finder may read as a far corner too (fresh 102/158: A's right
+    side through B's bottom side, 0.79; A's outline has no T and stays)."""
+    seen = [p for p in fars if p.scores[FAR_CORNER] >= FAR_SEEN]
+    if any(max(abs(p.x - outline.x1), abs(p.y - outline.y1)) <= CORNER_FIT for p in seen):
+        return False
+    on_right = any(abs(p.x - outline.x1) <= CORNER_FIT and outline.y0 + MIN_SIDE <= p.y < outline.y1 - CORNER_FIT
+                   for p in seen)
+    on_bottom = any(abs(p.y - outline.y1) <= CORNER_FIT and outline.x0 + MIN_SIDE <= p.x < outline.x1 - CORNER_FIT
+                    for p in seen)
+    return on_right or on_bottom
 
 
 def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
