@@ -1699,6 +1699,12 @@ def test_a_box_is_not_cut_down_to_a_small_traced_rectangle_at_its_corner(seed, i
     16-20 px (A's 1 px green stroke fading into a green scene; B's round its own label's dark box,
     written inside the box), and that rectangle passed the rules: placed 145-154 px off in images answered in full.
     Untried, the verifier's pass runs and both are placed within 2 px."""
+    _placed_right_and_off_with_the_rule_undone(seed, index, label, "_a_label_box_unseen", 100, monkeypatch)
+
+
+def _placed_right_and_off_with_the_rule_undone(seed, index, label, rule, off, monkeypatch):
+    """Benchmark image `index` at `seed` has every box placed within 2 px, `label`'s among them,
+    and `label`'s more than `off` px off with parse_box's predicate `rule` never firing."""
     from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, _ = benchmark_image(seed, index)
@@ -1707,9 +1713,9 @@ def test_a_box_is_not_cut_down_to_a_small_traced_rectangle_at_its_corner(seed, i
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     assert label in markers
-    monkeypatch.setattr(parse_box, "_a_label_box_unseen", lambda corner, far, fars: False)
-    before, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
-    assert max(abs(np.subtract(before[label].box, boxes[label]))) > 100  # the rule undone: cut down
+    monkeypatch.setattr(parse_box, rule, lambda *args: False)
+    undone, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    assert max(abs(np.subtract(undone[label].box, boxes[label]))) > off
 
 
 def test_an_outline_not_passed_by_the_rules_may_not_run_past_a_far_corner_the_finder_reads():
@@ -1735,17 +1741,7 @@ def test_a_box_is_not_run_on_past_the_far_corner_the_finder_reads(seed, index, l
     fit drifted onto other strokes), and B was traced along the blob to C's left side, D accepted
     by the verifier down to A's bottom line: 23 and 15 px past the far corner the finder reads
     (0.94, 0.98), in images answered in full. Both are placed within 2 px now, as is every box."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
-    drawn, boxes, _ = benchmark_image(seed, index)
-    labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
-    for placed, marker in markers.items():
-        assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
-    assert label in markers
-    monkeypatch.setattr(parse_box, "_past_a_seen_far_corner", lambda outline, fars: False)
-    before, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
-    assert max(abs(np.subtract(before[label].box, boxes[label]))) > 10  # the rule undone: run on
+    _placed_right_and_off_with_the_rule_undone(seed, index, label, "_past_a_seen_far_corner", 10, monkeypatch)
 
 
 def test_a_verifier_only_outline_with_no_t_through_a_crossing_the_finder_reads_as_a_far_corner_stays():
