@@ -691,8 +691,10 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
 
     Where a corner starts no outline to any far corner proposed, one traced along its sides
     (traced_corner) is tried, unless it is no larger than a label's box with no far corner read
-    there (_a_label_box_unseen). Of two outlines that are one side fitted twice on one stroke, the
-    one off the stroke's ink is dropped (_off_its_stroke).
+    there (_a_label_box_unseen). A traced outline, or one only the verifier accepted with a T,
+    is not taken where it ran on past a far corner the finder reads (_past_a_seen_far_corner).
+    Of two outlines that are one side fitted twice on one stroke, the one off the stroke's ink is
+    dropped (_off_its_stroke).
 
     fits: filled with each far corner tried -> (whether the rules passed an outline there, what
     they rejected), for last_box."""
