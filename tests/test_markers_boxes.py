@@ -1696,9 +1696,10 @@ def test_a_box_is_not_cut_down_to_a_small_traced_rectangle_at_its_corner(seed, i
     """box_accuracy.py's image 174 at seed 110 (a 2-box image) and 195 at seed 105 (first run of
     seeds 101-110): the outline from the labelled corner to the far corner the finder reads passed
     neither the rules nor the verifier, so the corner's sides were traced. The trace stopped after
-    16-20 px (A's 1 px green stroke fading into a green scene; B's round its own label's dark box,
-    written inside the box), and that rectangle passed the rules: placed 145-154 px off in images answered in full.
-    Untried, the verifier's pass runs and both are placed within 2 px."""
+    16-20 px (A's 1 px green stroke fading into a green scene; B's trace running round its own
+    label's dark box, written inside the box), and that rectangle passed the rules: placed 145-154
+    px off in images answered in full. Untried, the verifier's pass runs and both are placed
+    within 2 px."""
     _placed_right_and_off_with_the_rule_undone(seed, index, label, "_a_label_box_unseen", 100, monkeypatch)
 
 

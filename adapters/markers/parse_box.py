@@ -760,8 +760,7 @@ def _a_label_box_unseen(corner: Proposal, far: tuple[float, float], fars: Sequen
     154 px off; fresh seed 105 image 195: B round its own label's box, written inside it, 145 px
     off). A box that small has a far corner the finder sees."""
     x1, y1 = far
-    small = x1 - corner.x <= LABEL_BOX_MAX and y1 - corner.y <= LABEL_BOX_MAX
-    return small and not any(abs(p.x - x1) <= CORNER_FIT and abs(p.y - y1) <= CORNER_FIT for p in fars)
+    return x1 - corner.x <= LABEL_BOX_MAX and y1 - corner.y <= LABEL_BOX_MAX and _far_read_at(x1, y1, fars) == 0.0
 
 
 def _past_a_seen_far_corner(outline: Outline, fars: Sequence[Proposal]) -> bool:
@@ -776,14 +775,18 @@ def _past_a_seen_far_corner(outline: Outline, fars: Sequence[Proposal]) -> bool:
     verifier accepted, 15 px past 0.98). A box's side drawn on through another box's line meets
     it at a crossing, which the finder may read as a far corner too (fresh 102/158: A's right
     side through B's bottom side, 0.79; A's outline has no T and stays)."""
-    seen = [p for p in fars if p.scores[FAR_CORNER] >= FAR_SEEN]
-    if any(max(abs(p.x - outline.x1), abs(p.y - outline.y1)) <= CORNER_FIT for p in seen):
+    if _far_read_at(outline.x1, outline.y1, fars) >= FAR_SEEN:
         return False
-    on_right = any(abs(p.x - outline.x1) <= CORNER_FIT and outline.y0 + MIN_SIDE <= p.y < outline.y1 - CORNER_FIT
-                   for p in seen)
-    on_bottom = any(abs(p.y - outline.y1) <= CORNER_FIT and outline.x0 + MIN_SIDE <= p.x < outline.x1 - CORNER_FIT
-                    for p in seen)
-    return on_right or on_bottom
+    return any(abs(p.x - outline.x1) <= CORNER_FIT and outline.y0 + MIN_SIDE <= p.y < outline.y1 - CORNER_FIT
+               or abs(p.y - outline.y1) <= CORNER_FIT and outline.x0 + MIN_SIDE <= p.x < outline.x1 - CORNER_FIT
+               for p in fars if p.scores[FAR_CORNER] >= FAR_SEEN)
+
+
+def _far_read_at(x: float, y: float, proposals: Sequence[Proposal]) -> float:
+    """How strongly the finder reads a box's far corner at (x, y): its strongest proposal's
+    FAR_CORNER score within CORNER_FIT px; 0 where it proposes none there."""
+    return max((p.scores.get(FAR_CORNER, 0.0) for p in proposals if max(abs(p.x - x), abs(p.y - y)) <= CORNER_FIT),
+               default=0.0)
 
 
 def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
@@ -854,12 +857,8 @@ def _at_a_seen_far_corner(found: list[Outline], proposals: Sequence[Proposal]) -
     ends where its sides meet another box's line, or a scene edge: a T or a crossing, which the
     finder does not read as a box's far corner (fresh benchmark seeds: 0.13 and 0.16 against 0.98
     and 0.92 at the boxes' own, 75/171 and 76/21; no proposal at all against 0.82, 79/133). Each
-    far corner is read as the strongest proposal within CORNER_FIT px of it."""
-    def seen(o: Outline) -> float:
-        return max((p.scores.get(FAR_CORNER, 0.0) for p in proposals
-                    if max(abs(p.x - o.x1), abs(p.y - o.y1)) <= CORNER_FIT), default=0.0)
-
-    scores = [seen(o) for o in found]
+    far corner is read as the strongest proposal within CORNER_FIT px of it (_far_read_at)."""
+    scores = [_far_read_at(o.x1, o.y1, proposals) for o in found]
     best = int(np.argmax(scores))
     if scores[best] >= FAR_SEEN and all(v * DECISIVE <= scores[best] for k, v in enumerate(scores) if k != best):
         return [found[best]]
