@@ -30,7 +30,7 @@ here is a 1-D search across one known side, which no library offers.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
@@ -442,7 +442,10 @@ def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: 
     corner on a noisy scene (benchmark seed 13 image 189, a box answered wrong). And only to a
     strong stroke (STRONG x the strongest of the box's look there, as _strokes_at): a faint scene
     edge on half of a 1 px side over a photograph, 1.1 px from a guess itself 3.3 px off, passed
-    in its place (fresh benchmark seed 16 image 22, a box answered wrong)."""
+    in its place (fresh benchmark seed 16 image 22, a box answered wrong). Where no stroke nearer
+    the guess is drawn along a thin box's side, and the failed stroke is alike the box only at a
+    thin line's spread, the one stroke of the box's own colour drawn along it is taken, however
+    far from the guess (_the_one_own_colour_stroke; seed 16 image 22's B is fitted right so)."""
     if any(side is None for side, candidates in zip(found, options) if candidates is not None):
         return None
     if measures is None or rejection(measures) != "coverage":
@@ -463,15 +466,62 @@ def _with_drawn_sides(lab: np.ndarray, options: list[list[Side] | None], found: 
                     and c.contrast >= STRONG * strongest and not any(abs(c.pos - other.pos) < 1.0 for other in nearer)):
                 nearer.append(c)
 
-        def drawn_there(stroke: Side) -> bool:
+        def measured_there(stroke: Side) -> SideMeasures | None:
             measured = _measured_on_sides(lab, [*chosen[:k], stroke, *chosen[k + 1:]], approx)
-            return measured is not None and _drawn_along(measured.sides[k])
+            return None if measured is None else measured.sides[k]
+
+        def drawn_there(stroke: Side) -> bool:
+            return _drawn_along(measured_there(stroke))
 
         drawn = next((c for c in sorted(nearer, key=lambda c: abs(c.pos - guess)) if drawn_there(c)), None)
+        if drawn is None and width <= THIN and not _of_own_colour(found[k], colour) and all(
+                _of_own_colour(other, colour) for j, other in enumerate(found) if j != k and other is not None):
+            drawn = _the_one_own_colour_stroke(alike, colour, width, strongest, found[k], measured_there)
         if drawn is None:
             return None
         chosen[k] = drawn
     return _outline_on_sides(lab, chosen, approx, verifier)
+
+
+OWN_STROKE_WIDER = 1.0  # px wider than the box's stroke that a side's stroke of its own colour may measure (below)
+OWN_STROKE_COVERAGE = 0.95  # ... and the least of that side it must be drawn along
+
+
+def _the_one_own_colour_stroke(alike: list[Side], colour, width: float, strongest: float, failed: Side,
+                               measured_there: Callable[[Side], SideMeasures | None]) -> Side | None:
+    """The one strong stroke of the box's own colour (_of_own_colour) drawn along all of a side
+    (OWN_STROKE_COVERAGE; `measured_there`: the side measured on a stroke) where the stroke chosen
+    for it (`failed`) was alike the box only at a thin line's spread and drawn along too little of
+    it; None where none is, or several are (two boxes' parallel sides).
+    _with_drawn_sides asks this of thin boxes (THIN) whose other sides are of the box's own colour.
+
+    A scene edge beside a 1 px side (a dark line, a shadow), over 40 Lab units off the box's
+    colour, lies nearer the finder's guess than the side itself when the guess is 1-3 px off, and
+    is chosen: fresh seed 81 image 32's A, its top side fitted on a dark edge 2.5 px below its
+    blue stroke; 102/34's A on an edge 2.7 px below its yellow one. The side's own stroke is
+    farther from the guess, so _with_drawn_sides, which moves a side only nearer it, never tried it.
+    Where the box's colour is itself a blend (fresh 111/154: a 4 px box measured 2.5 px wide, its
+    colour 30 Lab units off its strokes'), "its own colour" says nothing, and a side moved so
+    fitted C's corner to A's far corner, beside C's own outline. And a stroke over OWN_STROKE_WIDER
+    px wider than the box's (`width`) is two thin strokes merged (fresh 108/186: A's left side and
+    D's right side 3 px apart, one band 4.7 px wide beside a box 3.1 px wide; A moved onto it).
+    The strokes moved to at the images above measure within 0.3 px of their box's width, and
+    are drawn along all of their side; another box's line on part of the side is not (fresh
+    109/35: B's top side, on the rectangle from where A's left side meets it to B's far corner,
+    0.79, and that rectangle passed the rules beside A's own outline)."""
+    own: list[Side] = []  # one per stroke: the whole side's candidates and its halves' find it again
+    for c in sorted(alike, key=lambda c: -c.contrast):
+        if (_of_own_colour(c, colour) and c.contrast >= STRONG * strongest and abs(c.pos - failed.pos) >= 1.0
+                and c.width <= width + OWN_STROKE_WIDER and not any(abs(c.pos - other.pos) < 1.0 for other in own)):
+            own.append(c)
+    drawn = [c for c in own if _drawn_along(side := measured_there(c)) and side.coverage >= OWN_STROKE_COVERAGE]
+    return drawn[0] if len(drawn) == 1 else None
+
+
+def _of_own_colour(stroke: Side, colour) -> bool:
+    """Whether `stroke` is of the box's `colour` (Lab) within COLOUR_SPREAD, as a wide stroke must
+    be, not only within a thin line's spread (COLOUR_SPREAD_THIN)."""
+    return float(np.linalg.norm(np.subtract(stroke.lab, colour))) <= COLOUR_SPREAD
 
 
 def _on_a_half(lab: np.ndarray, approx: float, start: float, end: float, transposed: bool,

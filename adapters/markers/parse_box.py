@@ -14,7 +14,9 @@ only when its corner wins decisively and exactly one drawn outline starts there;
 labels are left and at most as many corners start one outline each, drawn alike with something
 written, each is some label's, and they are named by these readings where the naming is clear
 (`_by_permutation`); the last label left, when all the others are placed, takes the one labelled
-corner left in their style (`_by_elimination`).
+corner left in their style (`_by_elimination`). Where the rules and the outline verifier pass no
+outline at a corner the corner reader is sure of, one between it and a far corner the finder sees
+may be taken at a lower acceptance (seen_corners).
 Anything else leaves it missing with the reason, so a question is never answered from a guessed box.
 
     markers, missing, outlines = read_boxes(rgb, ["A", "B"], default_corner_finder())
@@ -41,6 +43,7 @@ from .last_box import ProbabilityVerifier, last_box
 from .merged_side import off_centre, refit_merged
 from .outline_verifier import default_outline_verifier
 from .scenes import FAR_CORNER
+from .seen_corners import between_seen_corners
 from .stroke_band import onto_strokes
 from .traced_corner import traced_far_corner
 from .types import Marker
@@ -112,7 +115,9 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     elsewhere scores DECISIVE times less, so a corner read as B and C goes to C when B's corner
     is plain elsewhere, and stays unplaced when it is not. Where a candidate corner starts no
     outline by the hand rules, `verifier` (True: the shipped outline verifier when installed;
-    None: none) may accept one they turned away (_outlines_from)."""
+    None: none) may accept one they turned away (_outlines_from); where it accepts none either and
+    the corner reader is sure of the label there (_corners_read_surely), one ending at a far
+    corner the finder sees is taken at the verifier's lower SEEN_ACCEPTANCE (seen_corners)."""
     H, W = rgb.shape[:2]
     lab = to_lab(rgb)
     classifier = classifier or default_classifier()
@@ -128,9 +133,15 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     reader_sure: list[set[str]] = []  # per corner: the labels the corner reader reads at READER_SURE
     found_at: list[Proposal] = []  # per corner: the finder's proposal, as it read it
     fits_at: list[dict] = []  # per corner read: the rules' fit to each far corner (last_box weighs them again)
+    found_per_corner = []
     for p in read:
         fits_at.append({})
-        found = _outlines_from(lab, p, fits_at[-1], fars, W, H, verifier)
+        found_per_corner.append(_outlines_from(lab, p, fits_at[-1], fars, W, H, verifier))
+    if reader is not None and isinstance(verifier, ProbabilityVerifier):
+        for k in _corners_read_surely(reader, rgb, read, found_per_corner, wanted):
+            found_per_corner[k] = between_seen_corners(read[k], fits_at[k], fars, verifier, FAR_SEEN, LEARNED_FIT,
+                                                       SAME_BOX)
+    for p, found in zip(read, found_per_corner):
         outlines += found
         if found:
             found_at.append(p)
@@ -780,6 +791,30 @@ def _past_a_seen_far_corner(outline: Outline, fars: Sequence[Proposal]) -> bool:
     return any(abs(p.x - outline.x1) <= CORNER_FIT and outline.y0 + MIN_SIDE <= p.y < outline.y1 - CORNER_FIT
                or abs(p.y - outline.y1) <= CORNER_FIT and outline.x0 + MIN_SIDE <= p.x < outline.x1 - CORNER_FIT
                for p in fars if p.scores[FAR_CORNER] >= FAR_SEEN)
+
+
+def _corners_read_surely(reader: CornerReader, rgb: np.ndarray, read: Sequence[Proposal],
+                         found_per_corner: Sequence[list[Outline]], labels: Sequence[str]) -> list[int]:
+    """The indices of the corners of `read` that start no outline (`found_per_corner`) where the
+    finder's likeliest label of `labels` is read at READER_SURE by the corner reader (at the
+    proposed place: there is no fitted corner) and the finder reads it less at every corner that
+    starts an outline. A label's own corner is read as it most; at a corner where one box's line
+    meets another's, 10 px beside a label, the reader may be sure of that label too (fresh seed
+    101 image 142: D read 0.5 by the finder where C's top side meets D's left side extended, and
+    0.86 at D's own corner, which starts an outline; the rectangle from the meeting to D's far
+    corner left D in doubt)."""
+    out = []
+    for k, (corner, found) in enumerate(zip(read, found_per_corner)):
+        if found:
+            continue
+        label = max(labels, key=lambda l: corner.scores.get(l, 0.0))
+        if any(read[j].scores.get(label, 0.0) >= corner.scores.get(label, 0.0)
+               for j, others in enumerate(found_per_corner) if others):
+            continue
+        probabilities = reader.probabilities(rgb, [(corner.x, corner.y)])[0]
+        if probabilities[READER_CLASSES.index(label)] >= READER_SURE:
+            out.append(k)
+    return out
 
 
 def _far_read_at(x: float, y: float, proposals: Sequence[Proposal]) -> float:

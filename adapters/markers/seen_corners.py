@@ -1,0 +1,68 @@
+"""A box between two corners the networks see, where the rules turn its outline away.
+
+A 1 px box over a busy scene is often drawn too faintly in places for the hand rules: near a
+corner its line fades into a scene of its own colour, or JPEG halves it, and the rules reject the
+rectangle for coverage. The outline verifier then gets its turn, but at ACCEPTANCE (0.96), chosen
+for rectangles anywhere in the image, most of which are not drawn boxes. Here both ends are seen:
+the corner reader reads the finder's likeliest label at the top-left corner at
+parse_box.READER_SURE (0.95; it reads 99.8% of the benchmark's true corners right, and read
+"none" above 0.1 at every one of 336 decoy rectangles' corners, parse_box.READER_WRITTEN), no
+corner that starts an outline is read as that label more (parse_box._corners_read_surely), and
+the finder sees a box's far corner at the other end (parse_box.FAR_SEEN, 0.5).
+A rectangle between them is then taken at SEEN_ACCEPTANCE when:
+
+- the rules rejected it only for a side drawn too little (coverage), with no line going on past
+  a far corner as two boxes' lines crossing do;
+- it lies within LEARNED_FIT px of both corners (a side fitted on a scene edge a few px off its
+  own stroke passes the verifier too, and that guard turns it away).
+
+Such outlines go on to be read like any other (parse_box: one outline at a corner, its label
+read there, its sides settled, the last look at every placed box), as those the verifier accepts
+at ACCEPTANCE do (Outline.learned).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .box_outline import Outline, Rejections, lines_cross, outline_of
+from .centre_finder import Proposal
+from .last_box import ProbabilityVerifier
+from .scenes import FAR_CORNER
+
+# the verifier's probability at which a rectangle between two seen corners is drawn. On the box
+# benchmark's 67 seeds, of the rectangles the rules rejected for coverage at missed boxes' corners
+# read at READER_SURE and ending at a far corner seen at FAR_SEEN, 0.7 or more took 19 within 2 px
+# of their box and 5 a side 2.7-4 px off, which the LEARNED_FIT guard turns away (but 2/68's A,
+# whose far corner the finder put 1.8 px off)
+SEEN_ACCEPTANCE = 0.7
+
+
+def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple[bool, Rejections]],
+                         fars: Sequence[Proposal], verifier: ProbabilityVerifier, far_seen: float,
+                         learned_fit: float, same_box: float) -> list[Outline]:
+    """The distinct outlines from `corner` (the corner reader is sure of its label:
+    parse_box._corners_read_surely) to a far corner of `fars` the finder sees (`far_seen`), that
+    the rules rejected only for coverage and the verifier finds drawn at SEEN_ACCEPTANCE (module doc).
+
+    fits: the rules' fit from `corner` to each far corner tried, (x1, y1) -> (whether an outline
+    passed, what they rejected), as parse_box._outlines_from recorded it; far_seen, learned_fit,
+    same_box: parse_box's FAR_SEEN and tolerances (px)."""
+    found: list[Outline] = []
+    for far in fars:
+        if far.scores.get(FAR_CORNER, 0.0) < far_seen or (far.x, far.y) not in fits:
+            continue
+        passed, rejected = fits[(far.x, far.y)]
+        if passed:
+            continue
+        for measures, reason in rejected.rejected:
+            if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < SEEN_ACCEPTANCE:
+                continue
+            outline = outline_of(measures, learned=True)
+            if max(abs(np.subtract(outline.box, (corner.x, corner.y, far.x, far.y)))) > learned_fit:
+                continue
+            if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
+                found.append(outline)
+    return found
