@@ -90,12 +90,8 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
                 return None, f"a corner read as {label} starts an outline the rules pass, and it was not placed"
             if far.scores.get(FAR_CORNER, 0.0) < LAST_FAR:
                 continue
-            for measures, reason in rejected.rejected:
-                if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < LAST_ACCEPTANCE:
-                    continue
-                outline = outline_of(measures, learned=True)
-                if max(abs(np.subtract(outline.box, (corner.x, corner.y, far.x, far.y)))) > learned_fit:
-                    continue
+            for outline in likely_drawn(rejected, (corner.x, corner.y, far.x, far.y), verifier, LAST_ACCEPTANCE,
+                                        learned_fit):
                 if any(max(abs(outline.x1 - o.x1), abs(outline.y1 - o.y1)) < same_box for o in placed.values()):
                     continue
                 if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
@@ -112,6 +108,21 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
     why_not = _not_its_corner(lab, outline, label, labels, classifier,
                               f"the likeliest rectangle from a corner read as {label}")
     return (None, why_not) if why_not else (outline, "")
+
+
+def likely_drawn(rejected: Rejections, corners: tuple[float, float, float, float], verifier: ProbabilityVerifier,
+                 acceptance: float, learned_fit: float) -> list[Outline]:
+    """The outlines (learned) of the rectangles the rules `rejected` for coverage alone, no lines
+    crossing at a far corner, that `verifier` finds drawn at `acceptance` or more and that lie
+    within `learned_fit` px of the finder's two `corners` (x0, y0, x1, y1)."""
+    out = []
+    for measures, reason in rejected.rejected:
+        if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < acceptance:
+            continue
+        outline = outline_of(measures, learned=True)
+        if max(abs(np.subtract(outline.box, corners))) <= learned_fit:
+            out.append(outline)
+    return out
 
 
 def drawn_between_corners(label: str, labels: Sequence[str], placed: dict[str, Outline], read: Sequence[Proposal],

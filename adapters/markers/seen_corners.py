@@ -27,9 +27,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .box_outline import Outline, Rejections, lines_cross, outline_of
+from .box_outline import Outline, Rejections
 from .centre_finder import Proposal
-from .last_box import ProbabilityVerifier
+from .last_box import ProbabilityVerifier, likely_drawn
 from .scenes import FAR_CORNER
 
 # the verifier's probability at which a rectangle between two seen corners is drawn. On the box
@@ -57,12 +57,8 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
         passed, rejected = fits[(far.x, far.y)]
         if passed:
             continue
-        for measures, reason in rejected.rejected:
-            if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < SEEN_ACCEPTANCE:
-                continue
-            outline = outline_of(measures, learned=True)
-            if max(abs(np.subtract(outline.box, (corner.x, corner.y, far.x, far.y)))) > learned_fit:
-                continue
+        for outline in likely_drawn(rejected, (corner.x, corner.y, far.x, far.y), verifier, SEEN_ACCEPTANCE,
+                                    learned_fit):
             if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
                 found.append(outline)
     return found
