@@ -133,7 +133,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     reader_sure: list[set[str]] = []  # per corner: the labels the corner reader reads at READER_SURE
     found_at: list[Proposal] = []  # per corner: the finder's proposal, as it read it
     fits_at: list[dict] = []  # per corner read: the rules' fit to each far corner (last_box weighs them again)
-    found_per_corner = []
+    found_per_corner: list[list[Outline]] = []  # per corner read: the outlines starting there
     for p in read:
         fits_at.append({})
         found_per_corner.append(_outlines_from(lab, p, fits_at[-1], fars, W, H, verifier))
@@ -803,18 +803,18 @@ def _corners_read_surely(reader: CornerReader, rgb: np.ndarray, read: Sequence[P
     101 image 142: D read 0.5 by the finder where C's top side meets D's left side extended, and
     0.86 at D's own corner, which starts an outline; the rectangle from the meeting to D's far
     corner left D in doubt)."""
-    out = []
+    asked: list[tuple[int, str]] = []  # (corner index, the finder's likeliest label there)
     for k, (corner, found) in enumerate(zip(read, found_per_corner)):
         if found:
             continue
         label = max(labels, key=lambda l: corner.scores.get(l, 0.0))
-        if any(read[j].scores.get(label, 0.0) >= corner.scores.get(label, 0.0)
-               for j, others in enumerate(found_per_corner) if others):
-            continue
-        probabilities = reader.probabilities(rgb, [(corner.x, corner.y)])[0]
-        if probabilities[READER_CLASSES.index(label)] >= READER_SURE:
-            out.append(k)
-    return out
+        if not any(read[j].scores.get(label, 0.0) >= corner.scores.get(label, 0.0)
+                   for j, others in enumerate(found_per_corner) if others):
+            asked.append((k, label))
+    if not asked:
+        return []
+    probabilities = reader.probabilities(rgb, [(read[k].x, read[k].y) for k, _ in asked])  # one batch
+    return [k for (k, label), row in zip(asked, probabilities) if row[READER_CLASSES.index(label)] >= READER_SURE]
 
 
 def _far_read_at(x: float, y: float, proposals: Sequence[Proposal]) -> float:
