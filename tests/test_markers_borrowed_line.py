@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from adapters.markers import parse_box
-from adapters.markers.borrowed_line import MAX_FINDER_OFF, borrowed_side, shared_sides, shares_far_corner
+from adapters.markers.borrowed_line import (MAX_FINDER_OFF, ON_ITS_STROKE, SAME_LINE, borrowed_side, shared_sides,
+                                           shares_far_corner)
 from adapters.markers.centre_finder import Proposal
 
 from test_markers_boxes import benchmark_image
@@ -36,6 +37,17 @@ def test_a_side_on_another_boxs_line_is_borrowed_only_where_the_finder_saw_its_c
     assert borrowed_side(C_ON_D, [D], corners(C_ON_D, D, off=(0, -(MAX_FINDER_OFF + 0.1))), H, W) == "top"
     # along the line the finder's offset does not count for a horizontal side
     assert borrowed_side(C_ON_D, [D], corners(C_ON_D, D, off=(-3.0, 0)), H, W) is None
+
+
+def test_a_side_fitted_on_another_boxs_thick_stroke_is_on_its_line():
+    """A side fitted 1 px off another box's parallel side lies on that box's line where the
+    strokes are 6 px wide (within ON_ITS_STROKE x the width; fresh seed 133 image 1's B, on C's
+    left side, its own right side 6.6 px away), and not where they are 2 px wide (SAME_LINE)."""
+    c_near_d = (C_ON_D[0], D[3] - 1.0, C_ON_D[2], C_ON_D[3])  # the finder saw C's corner 2.3 px above it
+    assert SAME_LINE < 1.0 <= ON_ITS_STROKE * 6.0
+    assert borrowed_side(c_near_d, [D], corners(C_OWN, D), H, W, stroke_width=6.0) == "top"
+    assert borrowed_side(c_near_d, [D], corners(C_OWN, D), H, W, stroke_width=2.0) is None
+    assert borrowed_side(c_near_d, [D], corners(c_near_d, D), H, W, stroke_width=6.0) is None  # the finder agrees
 
 
 def test_the_other_boxs_own_corner_does_not_vouch_for_a_side_on_its_line():

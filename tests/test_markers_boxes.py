@@ -325,6 +325,25 @@ def test_a_label_only_the_corner_reader_sees_lets_elimination_take_the_last_corn
         assert set(markers) == {"A"} and "no other corner read as a label" in missing["B"]
 
 
+def test_elimination_takes_the_last_corners_own_box_where_two_outlines_start_there(monkeypatch):
+    """Benchmark seed 1 image 91: A, B and C placed, D in doubt (finder 0.39, B 0.45, at its
+    corner; reader 0.77). D's corner is the one left, but two outlines start there: its own and
+    one to another box's far corner, which _its_own_box tells apart. Elimination takes that own box
+    (within 2 px, as every box placed); asked of every outline starting there, it found none."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    drawn, boxes, _ = benchmark_image(1, 91)
+    labels = sorted(boxes)
+    finder, reader = default_corner_finder(), default_corner_reader()
+    markers, _, _ = parse_box.read_boxes(drawn, labels, finder, reader=reader)  # (the shipped verifier too)
+    assert markers["D"].source == "elimination"
+    for label, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
+    monkeypatch.setattr(parse_box, "_its_own_box", lambda found, *args: found)
+    markers, missing, _ = parse_box.read_boxes(drawn, labels, finder, reader=reader)
+    assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
+
+
 def test_a_corner_the_reader_is_sure_of_and_the_finder_reads_faintly_but_there_most_is_placed():
     """Benchmark seed 5 image 188: the finder read D faintly at its corner (0.09; B 0.2 there), the
     corner reader surely (0.99). The geometric mean (0.3) did not beat leaving D unplaced

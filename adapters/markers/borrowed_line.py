@@ -36,6 +36,10 @@ Box = tuple[float, float, float, float]
 # px two parallel sides may differ across and be one line (right boxes sharing a line lie 0-0.6 px
 # apart on the benchmark's seeds)
 SAME_LINE = 0.6
+# ... or, for borrowed_side, within this fraction of the box's stroke width: a side fitted that
+# near another box's parallel side lies on the other's stroke (fresh seed 133 image 1: B's right
+# side fitted 1.3 px from C's left side, on C's 6 px stroke, 6.6 px from its own, merged with it)
+ON_ITS_STROKE = 0.25
 ALONG = 10  # px two sides on one line run side by side at least, to share it
 # px the corner finder's nearest corner may lie off a shared side, across it, and the side be the
 # box's own: right boxes sharing a line on the 8 seeds were at most 1.7 px off; the boxes that
@@ -48,9 +52,9 @@ SIDE_NAMES = ("top", "bottom", "left", "right")  # box_outline.side_line's order
 
 
 def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal], height: int,
-                  width: int) -> str | None:
-    """The name of a side of `box` that lies on a parallel side of one of `others` (SAME_LINE,
-    ALONG) while the finder's proposal nearest that side's corner (top-left for the top and left
+                  width: int, stroke_width: float = 0.0) -> str | None:
+    """The name of a side of `box` that lies on a parallel side of one of `others` (SAME_LINE, or
+    ON_ITS_STROKE x `stroke_width`, the box's, where that is more; ALONG) while the finder's proposal nearest that side's corner (top-left for the top and left
     sides, bottom-right for the others), other than those boxes' own corners of that kind, lies
     over MAX_FINDER_OFF px from it across; else None (also with no proposals: nothing to tell a shared
     line from a borrowed one by)."""
@@ -59,7 +63,7 @@ def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal]
     # per side (SIDE_NAMES): the corner it starts or ends at, as a slice of a box
     ends = (slice(0, 2), slice(2, 4), slice(0, 2), slice(2, 4))
     for side, name in enumerate(SIDE_NAMES):
-        sharing = _sharing(box, side, others, height, width)
+        sharing = _sharing(box, side, others, height, width, max(SAME_LINE, ON_ITS_STROKE * stroke_width))
         if not sharing:
             continue
         across, _, _, vertical, _, _ = side_line(box, side, height, width)
@@ -82,14 +86,16 @@ def shared_sides(box: Box, others: Sequence[Box], height: int, width: int) -> li
     return [name for side, name in enumerate(SIDE_NAMES) if _sharing(box, side, others, height, width)]
 
 
-def _sharing(box: Box, side: int, others: Sequence[Box], height: int, width: int) -> list[Box]:
-    """The boxes of `others` with a parallel side on one line with side `side` of `box` (_one_line);
-    none where that side lies at the image's border."""
+def _sharing(box: Box, side: int, others: Sequence[Box], height: int, width: int,
+             same_line: float = SAME_LINE) -> list[Box]:
+    """The boxes of `others` with a parallel side on one line with side `side` of `box` (_one_line,
+    within `same_line` px); none where that side lies at the image's border."""
     across, start, end, vertical, extent, _ = side_line(box, side, height, width)
     if _at_border(across, extent):
         return []
     return [other for other in others
-            if any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4]) for k in range(4))]
+            if any(_one_line((across, start, end, vertical), side_line(other, k, height, width)[:4], same_line)
+                   for k in range(4))]
 
 
 def _one_point(a: Sequence[float], b: Sequence[float]) -> bool:
@@ -106,12 +112,13 @@ def shares_far_corner(box: Box, others: Sequence[Box], height: int, width: int) 
     return any(_one_point((x1, y1), o[2:]) for o in others)
 
 
-def _one_line(side: tuple[float, float, float, bool], other: tuple[float, float, float, bool]) -> bool:
+def _one_line(side: tuple[float, float, float, bool], other: tuple[float, float, float, bool],
+              same_line: float = SAME_LINE) -> bool:
     """Whether two sides ((across, start, end, vertical), as box_outline.side_line gives them) lie
-    on one line (SAME_LINE), side by side (ALONG)."""
+    on one line (within `same_line` px), side by side (ALONG)."""
     across, start, end, vertical = side
     other_across, other_start, other_end, other_vertical = other
-    return (vertical == other_vertical and abs(across - other_across) <= SAME_LINE
+    return (vertical == other_vertical and abs(across - other_across) <= same_line
             and min(end, other_end) - max(start, other_start) >= ALONG)
 
 

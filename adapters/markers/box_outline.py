@@ -311,7 +311,7 @@ def fit_outline(lab: np.ndarray, approx: tuple[float, float, float, float],
             untold = (len(found), strokes)
         found.append(side)
     if untold is not None:  # told apart by which stroke the rules pass the box on
-        return _told_apart(lab, found, *untold, approx)
+        return _told_apart(lab, found, *untold, approx, verifier if isinstance(verifier, Rejections) else None)
     verifier = None if rules_only else verifier
     rectangle = _rectangle_on_sides(lab, found, approx)
     measures = rectangle.measure(lab) if rectangle is not None else None  # the refit below looks at them too
@@ -648,16 +648,21 @@ def _strokes_at(candidates: list[Side], colour, width: float, approx: float) -> 
 
 
 def _told_apart(lab: np.ndarray, found: list[Side | None], k: int, strokes: list[Side],
-                approx: tuple[float, float, float, float]) -> Outline | None:
+                approx: tuple[float, float, float, float], rejections: Rejections | None = None) -> Outline | None:
     """The outline with side `k` on the one of `strokes` (lines of the box's look a few px apart
     where the corner finder put it, which its profile cannot tell apart: _strokes_at) on which the
     rules pass the rectangle, or None where they pass it on none or on several. A scene edge beside
     a thin side, in a photograph or noise, can look like the box's stroke on the side's median
     profile without being drawn along the side in the box's colour; two boxes' parallel sides a
     few px apart are both drawn, and stay untold. The rules alone judge (no second opinion from
-    the outline verifier): which stroke is the side is what is in doubt."""
-    passing = [outline for outline in (_outline_on_sides(lab, [*found[:k], stroke, *found[k + 1:]], approx)
-                                       for stroke in strokes) if outline is not None]
+    the outline verifier): which stroke is the side is what is in doubt. Where they pass none,
+    `rejections` (if given) keeps each rectangle they rejected in its `untold`."""
+    rectangles = [_rectangle_on_sides(lab, [*found[:k], stroke, *found[k + 1:]], approx) for stroke in strokes]
+    measured = [r.measure(lab) for r in rectangles if r is not None and r.alike]
+    judged = [(m, rejection(m)) for m in measured if m is not None]
+    passing = [outline_of(m) for m, reason in judged if reason is None]
+    if not passing and rejections is not None:
+        rejections.untold += judged
     return passing[0] if len(passing) == 1 else None
 
 
@@ -981,6 +986,10 @@ class Rejections:
 
     def __init__(self) -> None:
         self.rejected: list[tuple[OutlineMeasures, str]] = []
+        # the rectangles on each of a side's strokes the rules could not tell apart and rejected
+        # every one of (_told_apart): kept apart, since the second opinion at ACCEPTANCE is never
+        # asked which stroke is the side; seen_corners asks it where both corners are seen
+        self.untold: list[tuple[OutlineMeasures, str]] = []
 
     def accepts(self, measures: OutlineMeasures, reason: str) -> bool:
         self.rejected.append((measures, reason))

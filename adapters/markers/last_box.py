@@ -90,7 +90,7 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
                 return None, f"a corner read as {label} starts an outline the rules pass, and it was not placed"
             if far.scores.get(FAR_CORNER, 0.0) < LAST_FAR:
                 continue
-            for outline in likely_drawn(rejected, (corner.x, corner.y, far.x, far.y), verifier, LAST_ACCEPTANCE,
+            for outline in likely_drawn(rejected.rejected, (corner.x, corner.y, far.x, far.y), verifier, LAST_ACCEPTANCE,
                                         learned_fit):
                 if any(max(abs(outline.x1 - o.x1), abs(outline.y1 - o.y1)) < same_box for o in placed.values()):
                     continue
@@ -110,13 +110,14 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
     return (None, why_not) if why_not else (outline, "")
 
 
-def likely_drawn(rejected: Rejections, corners: tuple[float, float, float, float], verifier: ProbabilityVerifier,
-                 acceptance: float, learned_fit: float) -> list[Outline]:
-    """The outlines (learned) of the rectangles the rules `rejected` for coverage alone, no lines
-    crossing at a far corner, that `verifier` finds drawn at `acceptance` or more and that lie
-    within `learned_fit` px of the finder's two `corners` (x0, y0, x1, y1)."""
+def likely_drawn(rejected: Sequence[tuple[OutlineMeasures, str]], corners: tuple[float, float, float, float],
+                 verifier: ProbabilityVerifier, acceptance: float, learned_fit: float) -> list[Outline]:
+    """The outlines (learned) of the rectangles the rules `rejected` (measures, reason: as
+    Rejections keeps them) for coverage alone, no lines crossing at a far corner, that `verifier`
+    finds drawn at `acceptance` or more and that lie within `learned_fit` px of the finder's two
+    `corners` (x0, y0, x1, y1)."""
     out = []
-    for measures, reason in rejected.rejected:
+    for measures, reason in rejected:
         if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < acceptance:
             continue
         outline = outline_of(measures, learned=True)

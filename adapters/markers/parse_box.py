@@ -161,8 +161,10 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                for sure, found in zip(reader_sure, found_at)]  # per corner: labels no word takes away there
     corners = [_weighed_by_word(p, r, vetoes, weighed_by_reader=reader is not None, settled=labels_settled)
                for p, r, labels_settled in zip(proposed, readings, settled)]
-    # the box read at each corner (elimination and naming below weigh weaker readings, and take
-    # only corners that start one outline as found, not one chosen over another)
+    # the box read at each corner (naming below weighs weaker readings, and takes only corners
+    # that start one outline as found, not one chosen over another; elimination, for the last
+    # label with every other placed, takes the one chosen: 1/91's D, whose corner also starts an
+    # outline to another box's far corner)
     own_at = [_its_own_box(found, outlines, proposals, outlines_at) for found in outlines_at]
     corners = _written_once(wanted, corners, readings)
     choice, doubtful, doubted_only_unplaced = _assign(wanted, corners)
@@ -208,7 +210,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         left = [label for label in wanted if label in missing]
     if len(left) == 1 and markers:
         others = {l: placed[l] for l in markers}
-        last, why = _by_elimination(left[0], others, proposed, readings, label_seen, outlines_at, lab)
+        last, why = _by_elimination(left[0], others, proposed, readings, label_seen, own_at, lab)
         if last is None and isinstance(verifier, ProbabilityVerifier):  # (a bare second opinion cannot be asked)
             outline, why_not = last_box(left[0], wanted, others, read, fits_at, fars, lab, verifier, classifier,
                                         CORNER_FIT, LEARNED_FIT, SAME_BOX)
@@ -269,7 +271,7 @@ def _last_look(lab: np.ndarray, markers: dict[str, Marker], outlines: list[Outli
         elif shares_far_corner(marker.box, others, H, W):
             refused[label] = (f"the box read as {label} ends at another box's far corner: which of the two boxes "
                               "ends there is unclear")
-        elif (side := borrowed_side(marker.box, others, proposals, H, W)) is not None:
+        elif (side := borrowed_side(marker.box, others, proposals, H, W, marker.ring_width or 0.0)) is not None:
             refused[label] = (f"the {side} side of the box read as {label} lies on another box's line, but the corner "
                               "finder saw its corner elsewhere: it may have taken the other box's line for its own")
         elif (side := _banded_side_on_another(marker.box, outlines, others)) is not None:
@@ -390,6 +392,8 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
                     outlines_at: list[list[Outline]], lab: np.ndarray) -> tuple[Marker | None, str]:
     """(`label`'s box, "") when every other label asked was placed (`placed`: their outlines)
     and exactly one other corner is left that can only be its own, else (None, why not).
+    `outlines_at`: the outlines per corner, each corner's own box where one was told
+    (_its_own_box).
 
     Such a corner may be a label's box (_outline_a_label_may_own, on the finder's proposals
     `corners`, not weighed by words: the label the finder favours there may be a placed one, which

@@ -16,6 +16,13 @@ A rectangle between them is then taken at SEEN_ACCEPTANCE when:
 - it lies within LEARNED_FIT px of both corners (a side fitted on a scene edge a few px off its
   own stroke passes the verifier too, and that guard turns it away).
 
+The same holds where a side's profile shows two strokes of the box's look a few px apart (a scene
+edge beside a 1 px side) that the rules cannot tell apart and reject the rectangle on each for
+coverage (box_outline._told_apart keeps them as Rejections.untold): the rectangle on one of them is
+taken when it is the only one of them that passes the verifier at SEEN_ACCEPTANCE within
+LEARNED_FIT px of both corners (box seed 106 image 44's A: its bottom side and a scene edge 3.3 px
+off, the rectangles on them at 0.99 and 0.83, the second 3.3 px from the finder's corner).
+
 Such outlines go on to be read like any other (parse_box: one outline at a corner, its label
 read there, its sides settled, the last look at every placed box), as those the verifier accepts
 at ACCEPTANCE do (Outline.learned).
@@ -57,8 +64,12 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
         passed, rejected = fits[(far.x, far.y)]
         if passed:
             continue
-        for outline in likely_drawn(rejected, (corner.x, corner.y, far.x, far.y), verifier, SEEN_ACCEPTANCE,
-                                    learned_fit):
+        corners = (corner.x, corner.y, far.x, far.y)
+        drawn = likely_drawn(rejected.rejected, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
+        on_one_stroke = likely_drawn(rejected.untold, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
+        if len(on_one_stroke) == 1:  # which of a side's strokes is the side: where one is drawn near both corners
+            drawn += on_one_stroke
+        for outline in drawn:
             if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
                 found.append(outline)
     return found
