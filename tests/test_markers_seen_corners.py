@@ -22,10 +22,10 @@ from test_markers_boxes import SetVerifier, benchmark_image
 SEED, INDEX = 3, 112
 
 
-@pytest.fixture(scope="module")
-def a_at_3_112():
-    """(drawn image, A's drawn box, A's candidate corner, the rules' fits from it, far corners)."""
-    drawn, boxes, _ = benchmark_image(SEED, INDEX)
+def fits_from_a(seed, index):
+    """(drawn image, A's drawn box, A's candidate corner, the rules' fits from it, far corners) on
+    box_accuracy.py's image `index` at `seed`, where the rules pass no outline from A's corner."""
+    drawn, boxes, _ = benchmark_image(seed, index)
     lab = to_lab(drawn)
     proposals = default_corner_finder().find(drawn)
     fars = parse_box.far_corners(proposals)
@@ -35,6 +35,11 @@ def a_at_3_112():
     fits = {}
     assert parse_box._outlines_from(lab, corner, fits, fars, lab.shape[1], lab.shape[0], None) == []
     return drawn, box, corner, fits, fars
+
+
+@pytest.fixture(scope="module")
+def a_at_3_112():
+    return fits_from_a(SEED, INDEX)
 
 
 def between(corner, fits, fars, probability):
@@ -71,13 +76,19 @@ def test_only_far_corners_the_finder_sees_near_both_corners_and_coverage_only_co
 def test_the_box_is_placed_where_the_reader_is_sure_of_its_corner(monkeypatch):
     """End to end, with the shipped networks: A is placed within 2 px (every box placed is), and
     with no corner read surely (parse_box._corners_read_surely) it is not placed at all."""
-    drawn, boxes, _ = benchmark_image(SEED, INDEX)
+    assert_a_placed_only_as_it_is(monkeypatch, SEED, INDEX, parse_box, "_corners_read_surely", lambda *args: [])
+
+
+def assert_a_placed_only_as_it_is(monkeypatch, seed, index, module, name, undone):
+    """End to end on box_accuracy.py's image `index` at `seed`, with the shipped networks: A is
+    placed (every box placed within 2 px), and not at all with `module`.`name` set to `undone`."""
+    drawn, boxes, _ = benchmark_image(seed, index)
     labels = sorted(boxes)
     markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
     assert "A" in markers
     for label, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
-    monkeypatch.setattr(parse_box, "_corners_read_surely", lambda *args: [])
+    monkeypatch.setattr(module, name, undone)
     markers, missing, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
     assert "A" not in markers and "A" in missing
 
@@ -123,17 +134,7 @@ UNTOLD_SEED, UNTOLD_INDEX = 106, 44
 
 @pytest.fixture(scope="module")
 def a_at_106_44():
-    """(drawn image, A's drawn box, A's candidate corner, the rules' fits from it, far corners)."""
-    drawn, boxes, _ = benchmark_image(UNTOLD_SEED, UNTOLD_INDEX)
-    lab = to_lab(drawn)
-    proposals = default_corner_finder().find(drawn)
-    fars = parse_box.far_corners(proposals)
-    box = boxes["A"]
-    corner = min(parse_box.candidate_corners(proposals, sorted(boxes)),
-                 key=lambda p: abs(p.x - box[0]) + abs(p.y - box[1]))
-    fits = {}
-    assert parse_box._outlines_from(lab, corner, fits, fars, lab.shape[1], lab.shape[0], None) == []
-    return drawn, box, corner, fits, fars
+    return fits_from_a(UNTOLD_SEED, UNTOLD_INDEX)
 
 
 def test_of_a_sides_untold_strokes_the_one_near_both_seen_corners_is_taken(a_at_106_44):
@@ -159,13 +160,6 @@ def test_an_untold_box_is_placed_end_to_end(monkeypatch):
     """With the shipped networks A is placed within 2 px (every box placed is), and not at all
     where the rules' fit keeps no untold rectangles."""
     from adapters.markers import box_outline
-    drawn, boxes, _ = benchmark_image(UNTOLD_SEED, UNTOLD_INDEX)
-    labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
-    assert "A" in markers
-    for label, marker in markers.items():
-        assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
-    told_apart = box_outline._told_apart
-    monkeypatch.setattr(box_outline, "_told_apart", lambda *args: told_apart(*args[:5]))
-    markers, missing, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
-    assert "A" not in markers and "A" in missing
+    told_apart = box_outline._told_apart  # (called without the Rejections to keep them in)
+    assert_a_placed_only_as_it_is(monkeypatch, UNTOLD_SEED, UNTOLD_INDEX, box_outline, "_told_apart",
+                                  lambda *args: told_apart(*args[:5]))
