@@ -54,8 +54,9 @@ SIDE_NAMES = ("top", "bottom", "left", "right")  # box_outline.side_line's order
 def borrowed_side(box: Box, others: Sequence[Box], proposals: Sequence[Proposal], height: int,
                   width: int, stroke_width: float = 0.0) -> str | None:
     """The name of a side of `box` that lies on a parallel side of one of `others` (SAME_LINE, or
-    ON_ITS_STROKE x `stroke_width`, the box's, where that is more; ALONG) while the finder's proposal nearest that side's corner (top-left for the top and left
-    sides, bottom-right for the others), other than those boxes' own corners of that kind, lies
+    ON_ITS_STROKE x `stroke_width`, the box's, where that is more; ALONG) while the finder's
+    proposal nearest that side's corner (top-left for the top and left sides, bottom-right for the
+    others), other than those boxes' own corners of that kind, lies
     over MAX_FINDER_OFF px from it across; else None (also with no proposals: nothing to tell a shared
     line from a borrowed one by)."""
     if not proposals:

@@ -657,12 +657,11 @@ def _told_apart(lab: np.ndarray, found: list[Side | None], k: int, strokes: list
     few px apart are both drawn, and stay untold. The rules alone judge (no second opinion from
     the outline verifier): which stroke is the side is what is in doubt. Where they pass none,
     `rejections` (if given) keeps each rectangle they rejected in its `untold`."""
-    rectangles = [_rectangle_on_sides(lab, [*found[:k], stroke, *found[k + 1:]], approx) for stroke in strokes]
-    measured = [r.measure(lab) for r in rectangles if r is not None and r.alike]
-    judged = [(m, rejection(m)) for m in measured if m is not None]
-    passing = [outline_of(m) for m, reason in judged if reason is None]
+    rejected = Rejections()  # (accepts none: the rules alone judge)
+    passing = [outline for outline in (_outline_on_sides(lab, [*found[:k], stroke, *found[k + 1:]], approx, rejected)
+                                       for stroke in strokes) if outline is not None]
     if not passing and rejections is not None:
-        rejections.untold += judged
+        rejections.untold += rejected.rejected
     return passing[0] if len(passing) == 1 else None
 
 
