@@ -12,7 +12,7 @@ from adapters.markers.corner_finder import default_corner_finder
 from adapters.markers.corner_reader import CLASSES as READER_CLASSES, default_corner_reader
 from adapters.markers.detect import to_lab
 from adapters.markers.scenes import FAR_CORNER
-from adapters.markers.seen_corners import SEEN_ACCEPTANCE, between_seen_corners
+from adapters.markers.seen_corners import SEEN_ACCEPTANCE, SEEN_CROSSING, between_seen_corners
 
 from test_markers_boxes import SetVerifier, benchmark_image
 
@@ -59,7 +59,7 @@ def test_a_coverage_rectangle_between_seen_corners_is_taken_at_seen_acceptance(a
 
 def test_only_far_corners_the_finder_sees_near_both_corners_and_coverage_only_count(a_at_3_112):
     """A far corner the finder reads under FAR_SEEN, a corner over LEARNED_FIT px from the
-    rectangle's, or a rejection for a crossing gives nothing."""
+    rectangle's, or a rejection for a crossing under SEEN_CROSSING gives nothing."""
     _, _, corner, fits, fars = a_at_3_112
     unseen = [Proposal(p.x, p.y, {**p.scores, FAR_CORNER: parse_box.FAR_SEEN - 0.01}) for p in fars]
     assert between(corner, fits, unseen, 0.99) == []
@@ -70,7 +70,8 @@ def test_only_far_corners_the_finder_sees_near_both_corners_and_coverage_only_co
         as_crossing = Rejections()
         as_crossing.rejected = [(measures, "crossing") for measures, _ in rejected.rejected]
         crossing[key] = (passed, as_crossing)
-    assert between(corner, crossing, fars, 0.99) == []
+    assert between(corner, crossing, fars, SEEN_CROSSING - 0.01) == []
+    assert len(between(corner, crossing, fars, SEEN_CROSSING)) == 1  # a crossing needs SEEN_CROSSING
 
 
 def test_the_box_is_placed_where_the_reader_is_sure_of_its_corner(monkeypatch):
