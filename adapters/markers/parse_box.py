@@ -138,9 +138,10 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         fits_at.append({})
         found_per_corner.append(_outlines_from(lab, p, fits_at[-1], fars, W, H, verifier))
     if reader is not None and isinstance(verifier, ProbabilityVerifier):
+        found_elsewhere = [o for found in found_per_corner for o in found]  # (a corner read surely starts none)
         for k in _corners_read_surely(reader, rgb, read, found_per_corner, wanted):
             found_per_corner[k] = between_seen_corners(read[k], fits_at[k], fars, verifier, FAR_SEEN, LEARNED_FIT,
-                                                       SAME_BOX)
+                                                       SAME_BOX, found_elsewhere)
     for p, found in zip(read, found_per_corner):
         outlines += found
         if found:

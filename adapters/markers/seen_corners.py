@@ -25,7 +25,10 @@ off, the rectangles on them at 0.99 and 0.83, the second 3.3 px from the finder'
 
 A rectangle the rules rejected for a crossing (a line going on past a far corner: another box's
 line through it, or a side on another box's line) is taken at SEEN_CROSSING, within LEARNED_FIT
-px of both corners too (branch of thought, session 51: measured on the images with misses only).
+px of both corners too, unless it ends where an outline from another corner ends: from a box's
+corner the verifier finds the rectangle to another box's far corner drawn too, its sides run on
+its own lines and end on that box's (box seed 62 image 107's C, to D's far corner: the last look
+refused it, and C's own box, which last_box would have found, was lost with it).
 
 Such outlines go on to be read like any other (parse_box: one outline at a corner, its label
 read there, its sides settled, the last look at every placed box), as those the verifier accepts
@@ -58,10 +61,12 @@ SEEN_CROSSING = 0.9
 
 def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple[bool, Rejections]],
                          fars: Sequence[Proposal], verifier: ProbabilityVerifier, far_seen: float,
-                         learned_fit: float, same_box: float) -> list[Outline]:
+                         learned_fit: float, same_box: float, others: Sequence[Outline] = ()) -> list[Outline]:
     """The distinct outlines from `corner` (the corner reader is sure of its label:
     parse_box._corners_read_surely) to a far corner of `fars` the finder sees (`far_seen`), that
-    the rules rejected only for coverage and the verifier finds drawn at SEEN_ACCEPTANCE (module doc).
+    the rules rejected only for coverage and the verifier finds drawn at SEEN_ACCEPTANCE, or for a
+    crossing and found drawn at SEEN_CROSSING, not ending at the far corner of one of `others`
+    (the outlines found from other corners) (module doc).
 
     fits: the rules' fit from `corner` to each far corner tried, (x1, y1) -> (whether an outline
     passed, what they rejected), as parse_box._outlines_from recorded it; far_seen, learned_fit,
@@ -78,9 +83,11 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
         on_one_stroke = likely_drawn(rejected.untold, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
         if len(on_one_stroke) == 1:  # which of a side's strokes is the side: where one is drawn near both corners
             drawn += on_one_stroke
-        drawn += [outline for outline in (outline_of(measures, learned=True) for measures, reason in rejected.rejected
-                                          if reason == "crossing" and verifier.probability(measures) >= SEEN_CROSSING)
-                  if max(abs(np.subtract(outline.box, corners))) <= learned_fit]
+        ends_taken = any(max(abs(far.x - o.x1), abs(far.y - o.y1)) < same_box for o in others)
+        if not ends_taken:
+            crossing = [outline_of(measures, learned=True) for measures, reason in rejected.rejected
+                        if reason == "crossing" and verifier.probability(measures) >= SEEN_CROSSING]
+            drawn += [outline for outline in crossing if max(abs(np.subtract(outline.box, corners))) <= learned_fit]
         for outline in drawn:
             if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
                 found.append(outline)
