@@ -1244,6 +1244,65 @@ def test_of_two_outlines_at_a_corner_one_ending_at_another_boxs_far_corner_is_no
     assert parse_box._its_own_box(learned, [*learned, a]) == learned
 
 
+class DrawnAsNamed:
+    """An outline verifier reading each rectangle's probability off its measures, here its name."""
+
+    def __init__(self, probabilities):
+        self.probabilities = probabilities
+
+    def probability(self, measures):
+        return self.probabilities[measures]
+
+    def accepts(self, measures, reason):
+        return False
+
+
+def test_of_two_outlines_at_a_corner_the_one_the_verifier_finds_drawn_alone_is_the_box():
+    """parse_box._its_own_box, where nothing else tells two outlines apart (both with a T, neither
+    ending where another corner's outline ends, no far corner read): the one the outline verifier
+    finds drawn at ACCEPTANCE is the box when it finds the other under SEEN_ACCEPTANCE; not when it
+    finds both drawn, or neither at ACCEPTANCE, or an outline was not measured as it lies."""
+    from adapters.markers.box_outline import Outline
+    from adapters.markers.outline_verifier import ACCEPTANCE
+    from adapters.markers.seen_corners import SEEN_ACCEPTANCE
+
+    def outline(x1, y1, name):  # from one corner, with a T at a far corner (the rules passed both)
+        return Outline(111.9, 32.8, x1, y1, 5.5, (60.0, 97.0, -60.0), 30.0, 0.9, 4, tees=1, measures=name)
+
+    own, to_b = outline(172.6, 168.7, "own"), outline(190.9, 140.9, "to B")  # benchmark seed 106 image 57's A
+    found = [to_b, own]
+
+    def weighed(p_own, p_to_b, outlines=found):
+        return parse_box._its_own_box(outlines, outlines, (), (), DrawnAsNamed({"own": p_own, "to B": p_to_b}))
+
+    assert weighed(0.998, 0.055) == [own]
+    assert weighed(ACCEPTANCE, SEEN_ACCEPTANCE - 0.01) == [own]
+    assert weighed(0.055, 0.998) == [to_b]
+    assert weighed(0.998, SEEN_ACCEPTANCE) == found  # both drawn: unclear
+    assert weighed(ACCEPTANCE - 0.01, 0.0) == found  # the box's own not drawn enough
+    assert parse_box._its_own_box(found, found, (), (), None) == found  # no verifier
+    unmeasured = [to_b, dataclasses.replace(own, measures=None)]
+    assert weighed(0.998, 0.055, unmeasured) == unmeasured
+
+
+def test_a_box_is_told_from_a_rectangle_to_another_boxs_line_by_the_verifier_end_to_end(monkeypatch):
+    """Benchmark seed 106 image 57, with the shipped networks: from A's corner the rules pass A's
+    outline and one to C's line (a T at each), and nothing else tells them apart; the verifier
+    finds A's drawn (0.998) and the other not (0.055), so A is placed (every box placed within
+    2 px); without that weighing, A stays unplaced."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    drawn, boxes, _ = benchmark_image(106, 57)
+    labels = sorted(boxes)
+    markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    assert "A" in markers
+    for label, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
+    monkeypatch.setattr(parse_box, "_the_one_drawn", lambda found, verifier: [])
+    markers, missing, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    assert "A" not in markers and "A" in missing
+
+
 @pytest.mark.parametrize("width", [1, 2, 3, 4])
 def test_a_far_corner_the_finder_does_not_propose_is_traced_along_the_boxs_sides(width, monkeypatch):
     """A's bottom-right corner lies on B's top side (a T), where the finder proposes no far corner.

@@ -29,7 +29,7 @@ here is a 1-D search across one known side, which no library offers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
@@ -104,7 +104,9 @@ class Outline:
     another box's lines for some of its sides mostly is. learned: the hand rules turned it away
     and a Verifier (outline_verifier) accepted it. banded: its sides ("top", "bottom", "left",
     "right") taken at one edge of a stroke window too wide to be one stroke (_band_edge_for_fringe)
-    or lying inside one (_in_band): the other stroke in that window is another box's side."""
+    or lying inside one (_in_band): the other stroke in that window is another box's side.
+    measures: what _verify measured of it (None for an outline made otherwise), for the outline
+    verifier to weigh again (parse_box._the_one_drawn); not compared."""
 
     x0: float
     y0: float
@@ -119,6 +121,7 @@ class Outline:
     tees: int = 0
     learned: bool = False
     banded: tuple[str, ...] = ()
+    measures: OutlineMeasures | None = field(default=None, compare=False, repr=False)
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -975,7 +978,8 @@ def outline_of(measures: OutlineMeasures, learned: bool = False) -> Outline:
     tees = sum(max(a, b) > MAX_RUN_ON for a, b, _ in measures.corners())
     merged = any(s.alongside > MAX_ALONGSIDE for s in seen)
     return Outline(*measures.box, measures.width, tuple(float(v) for v in measures.measured_colour()),
-                   measures.contrast, min(s.coverage for s in seen), len(seen), merged, tees, learned)
+                   measures.contrast, min(s.coverage for s in seen), len(seen), merged, tees, learned,
+                   measures=measures)
 
 
 class Rejections:

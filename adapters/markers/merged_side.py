@@ -153,4 +153,5 @@ def refit_merged(lab: np.ndarray, outline: Outline, second_opinion: bool = False
         if abs(centre - ink.across) > MAX_SHIFT:
             return None
         box[(1, 3, 0, 2)[k]] = centre
-    return dataclasses.replace(outline, x0=box[0], y0=box[1], x1=box[2], y1=box[3], merged=False)
+    return dataclasses.replace(outline, x0=box[0], y0=box[1], x1=box[2], y1=box[3], merged=False,
+                               measures=None)

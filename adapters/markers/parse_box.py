@@ -41,9 +41,9 @@ from .detect import to_lab
 from .glyphs import GlyphClassifier, default_classifier
 from .last_box import ProbabilityVerifier, last_box
 from .merged_side import off_centre, refit_merged
-from .outline_verifier import default_outline_verifier
+from .outline_verifier import ACCEPTANCE, default_outline_verifier
 from .scenes import FAR_CORNER
-from .seen_corners import between_seen_corners
+from .seen_corners import SEEN_ACCEPTANCE, between_seen_corners
 from .stroke_band import onto_strokes
 from .traced_corner import traced_far_corner
 from .types import Marker
@@ -166,7 +166,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     # that start one outline as found, not one chosen over another; elimination, for the last
     # label with every other placed, takes the one chosen: 1/91's D, whose corner also starts an
     # outline to another box's far corner)
-    own_at = [_its_own_box(found, outlines, proposals, outlines_at) for found in outlines_at]
+    weighing = verifier if isinstance(verifier, ProbabilityVerifier) else None
+    own_at = [_its_own_box(found, outlines, proposals, outlines_at, weighing) for found in outlines_at]
     corners = _written_once(wanted, corners, readings)
     choice, doubtful, doubted_only_unplaced = _assign(wanted, corners)
     for label, k in zip(wanted, choice):
@@ -349,7 +350,8 @@ def _onto_its_strokes(lab: np.ndarray, marker: Marker, outlines: list[Outline]) 
     if not outlines:
         return marker
     fitted = _fitted_outline(marker.box, outlines)
-    outline = replace(fitted, x0=marker.box[0], y0=marker.box[1], x1=marker.box[2], y1=marker.box[3])
+    outline = replace(fitted, x0=marker.box[0], y0=marker.box[1], x1=marker.box[2], y1=marker.box[3],
+                      measures=None)
     moved = onto_strokes(lab, outline, outline)
     if moved is None:
         return None
@@ -845,12 +847,14 @@ def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
 
 
 def _its_own_box(found: list[Outline], outlines: list[Outline], proposals: Sequence[Proposal] = (),
-                 outlines_at: Sequence[list[Outline]] = ()) -> list[Outline]:
+                 outlines_at: Sequence[list[Outline]] = (), verifier: ProbabilityVerifier | None = None
+                 ) -> list[Outline]:
     """Of several outlines starting at one corner, the one that borrows nothing from another box,
     when every other does; else the one ending where the finder sees a box's far corner
     (_at_a_seen_far_corner, among `proposals`); else the one not ending where another corner's
     only outline ends (_not_at_anothers_sole_far_corner, `outlines_at`: the outlines per
-    candidate corner); else all of them (which is the box stays unclear). From a box's corner a
+    candidate corner); else the one `verifier` finds drawn where it finds no other drawn
+    (_the_one_drawn); else all of them (which is the box stays unclear). From a box's corner a
     second rectangle may run to another box's lines: they go on past its corners (a T,
     Outline.tees), or meet at that box's far corner, where an outline from another corner ends
     too (_borrows). The box's own rectangle has its corners to itself. Outlines only the verifier
@@ -863,7 +867,28 @@ def _its_own_box(found: list[Outline], outlines: list[Outline], proposals: Seque
     own = [o for o in found if not _borrows(o, outlines)]
     if len(own) == 1:
         return own
-    return _at_a_seen_far_corner(found, proposals) or _not_at_anothers_sole_far_corner(found, outlines_at) or found
+    return (_at_a_seen_far_corner(found, proposals) or _not_at_anothers_sole_far_corner(found, outlines_at)
+            or _the_one_drawn(found, verifier) or found)
+
+
+def _the_one_drawn(found: list[Outline], verifier: ProbabilityVerifier | None) -> list[Outline]:
+    """[the one of `found` (outlines from one corner, each passed by the rules) that `verifier`
+    finds drawn at outline_verifier.ACCEPTANCE where it finds every other under
+    seen_corners.SEEN_ACCEPTANCE], or [] (also with no verifier, or an outline not measured as it
+    lies). The rules pass a rectangle from a box's corner to where its sides meet other boxes'
+    lines when those lines are drawn along all of it; the verifier weighs how such a rectangle's
+    corners and sides look, and found it drawn at 0.00-0.65 where it found the box's own at
+    0.97-1.00 (benchmark seeds 101/147's B, 103/24's A, 105/181's B, 106/57's A, 112/178's C,
+    113/168's B, 114/185's B, 117/178's A, 118/33's B: each left unplaced for two outlines at its
+    corner). Where it finds two drawn (3/64's C: 0.997 for both; 101/178's A: 0.989 for its own,
+    0.752 for one to B's line), which is the box stays unclear."""
+    if verifier is None or any(o.measures is None for o in found):
+        return []
+    drawn = [verifier.probability(o.measures) for o in found]
+    best = int(np.argmax(drawn))
+    if drawn[best] >= ACCEPTANCE and all(p < SEEN_ACCEPTANCE for k, p in enumerate(drawn) if k != best):
+        return [found[best]]
+    return []
 
 
 def _not_at_anothers_sole_far_corner(found: list[Outline], outlines_at: Sequence[list[Outline]]) -> list[Outline]:

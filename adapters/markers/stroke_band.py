@@ -67,7 +67,7 @@ def onto_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> Outline |
     box = list(outline.box)
     for side, px in off.items():
         box[(1, 3, 0, 2)[side]] += px  # side top, bottom, left, right -> box coordinate y0, y1, x0, x1
-    moved = replace(outline, x0=box[0], y0=box[1], x1=box[2], y1=box[3])
+    moved = replace(outline, x0=box[0], y0=box[1], x1=box[2], y1=box[3], measures=None)
     return None if off_its_strokes(lab, moved, moved if style is outline else style) else moved
 
 
