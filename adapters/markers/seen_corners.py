@@ -55,7 +55,8 @@ SEEN_ACCEPTANCE = 0.7
 # the verifier's probability at which a rectangle between two seen corners that the rules rejected
 # for a crossing (a line going on past a far corner: another box's line through it, or a side on
 # another box's line) is drawn. Of the 42 true boxes left missing for a crossing over the 67 seeds,
-# 26 were found drawn at 0.7-0.96 (box seed 105 image 123's B: 0.956)
+# 26 were found drawn at 0.7-0.96 (box seed 105 image 123's B: 0.956). At 0.9 the 67 seeds gained 15
+# boxes, and refused 2 right ones beside boxes it placed (none placed wrong)
 SEEN_CROSSING = 0.9
 
 
