@@ -111,14 +111,17 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
 
 
 def likely_drawn(rejected: Sequence[tuple[OutlineMeasures, str]], corners: tuple[float, float, float, float],
-                 verifier: ProbabilityVerifier, acceptance: float, learned_fit: float) -> list[Outline]:
+                 verifier: ProbabilityVerifier, acceptance: float, learned_fit: float,
+                 for_reason: str = "coverage") -> list[Outline]:
     """The outlines (learned) of the rectangles the rules `rejected` (measures, reason: as
-    Rejections keeps them) for coverage alone, no lines crossing at a far corner, that `verifier`
-    finds drawn at `acceptance` or more and that lie within `learned_fit` px of the finder's two
-    `corners` (x0, y0, x1, y1)."""
+    Rejections keeps them) for `for_reason` alone (for coverage: no lines crossing at a far corner
+    either), that `verifier` finds drawn at `acceptance` or more and that lie within `learned_fit`
+    px of the finder's two `corners` (x0, y0, x1, y1)."""
     out = []
     for measures, reason in rejected:
-        if reason != "coverage" or lines_cross(measures) or verifier.probability(measures) < acceptance:
+        if reason != for_reason or (reason == "coverage" and lines_cross(measures)):
+            continue
+        if verifier.probability(measures) < acceptance:
             continue
         outline = outline_of(measures, learned=True)
         if max(abs(np.subtract(outline.box, corners))) <= learned_fit:

@@ -137,10 +137,13 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     for p in read:
         fits_at.append({})
         found_per_corner.append(_outlines_from(lab, p, fits_at[-1], fars, W, H, verifier))
-    if reader is not None and isinstance(verifier, ProbabilityVerifier):
+    # the verifier's probabilities (seen corners, the one outline drawn at a corner, the last box);
+    # a bare second opinion cannot be asked for them
+    weighing = verifier if isinstance(verifier, ProbabilityVerifier) else None
+    if reader is not None and weighing is not None:
         found_elsewhere = [o for found in found_per_corner for o in found]  # (a corner read surely starts none)
         for k in _corners_read_surely(reader, rgb, read, found_per_corner, wanted):
-            found_per_corner[k] = between_seen_corners(read[k], fits_at[k], fars, verifier, FAR_SEEN, LEARNED_FIT,
+            found_per_corner[k] = between_seen_corners(read[k], fits_at[k], fars, weighing, FAR_SEEN, LEARNED_FIT,
                                                        SAME_BOX, found_elsewhere)
     for p, found in zip(read, found_per_corner):
         outlines += found
@@ -166,7 +169,6 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     # that start one outline as found, not one chosen over another; elimination, for the last
     # label with every other placed, takes the one chosen: 1/91's D, whose corner also starts an
     # outline to another box's far corner)
-    weighing = verifier if isinstance(verifier, ProbabilityVerifier) else None
     own_at = [_its_own_box(found, outlines, proposals, outlines_at, weighing) for found in outlines_at]
     corners = _written_once(wanted, corners, readings)
     choice, doubtful, doubted_only_unplaced = _assign(wanted, corners)
@@ -213,8 +215,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     if len(left) == 1 and markers:
         others = {l: placed[l] for l in markers}
         last, why = _by_elimination(left[0], others, proposed, readings, label_seen, own_at, lab)
-        if last is None and isinstance(verifier, ProbabilityVerifier):  # (a bare second opinion cannot be asked)
-            outline, why_not = last_box(left[0], wanted, others, read, fits_at, fars, lab, verifier, classifier,
+        if last is None and weighing is not None:
+            outline, why_not = last_box(left[0], wanted, others, read, fits_at, fars, lab, weighing, classifier,
                                         CORNER_FIT, LEARNED_FIT, SAME_BOX)
             settled = _settled(lab, outline) if outline is not None else None
             if settled is not None:

@@ -41,7 +41,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .box_outline import Outline, Rejections, outline_of
+from .box_outline import Outline, Rejections
 from .centre_finder import Proposal
 from .last_box import ProbabilityVerifier, likely_drawn
 from .scenes import FAR_CORNER
@@ -84,11 +84,8 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
         on_one_stroke = likely_drawn(rejected.untold, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
         if len(on_one_stroke) == 1:  # which of a side's strokes is the side: where one is drawn near both corners
             drawn += on_one_stroke
-        ends_taken = any(max(abs(far.x - o.x1), abs(far.y - o.y1)) < same_box for o in others)
-        if not ends_taken:
-            crossing = [outline_of(measures, learned=True) for measures, reason in rejected.rejected
-                        if reason == "crossing" and verifier.probability(measures) >= SEEN_CROSSING]
-            drawn += [outline for outline in crossing if max(abs(np.subtract(outline.box, corners))) <= learned_fit]
+        if not any(max(abs(far.x - o.x1), abs(far.y - o.y1)) < same_box for o in others):  # no other box's end
+            drawn += likely_drawn(rejected.rejected, corners, verifier, SEEN_CROSSING, learned_fit, "crossing")
         for outline in drawn:
             if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
                 found.append(outline)
