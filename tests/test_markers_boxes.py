@@ -329,6 +329,26 @@ def test_a_faintly_read_corner_left_for_the_last_label_must_take_nothing_from_th
     assert not parse_box._apart_from(outline(60.2, 80.5, 250.1, 170.9), placed, 240, 320)  # bottom on A's bottom
 
 
+def test_of_two_corners_left_for_the_last_label_the_one_apart_from_the_placed_boxes_is_its_own():
+    """Benchmark seed 1 image 165: B placed; two corners read as A start an outline in B's style,
+    A's own (finder 0.93) and one where A's left side meets B's top line, its rectangle sharing A's
+    far corner and running along B's top (0.49). Elimination takes A's own box, the only one that
+    takes nothing from B's; when it cannot tell them apart that way (_apart_from undone), A stays
+    missing."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    finder, reader = default_corner_finder(), default_corner_reader()
+    drawn, boxes, _ = benchmark_image(1, 165)
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=reader)
+    assert not missing and markers["A"].source == "elimination"
+    for label, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_box, "_apart_from", lambda *args: False)
+        markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=reader)
+        assert set(markers) == {"B"} and "2 corners read as a label start an outline" in missing["A"]
+
+
 def test_the_last_label_the_finder_barely_reads_at_the_one_corner_left_is_placed():
     """Benchmark seed 64 image 176: A, B and C placed; at D's corner the finder reads the asked
     labels at 0.31 together (the reader sees "none" there), under ELIMINATION_EVIDENCE. It is the one

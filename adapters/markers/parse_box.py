@@ -415,7 +415,10 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
     line, or illegible, so the finder and the reader read little there (on 67 seeds of the box
     benchmark this placed 18 boxes left missing before, none wrong). The rectangle between two
     boxes' crossing lines is the false corner left most often (seed 93 image 0: from where B's left
-    side crosses C's top, to C's far corner), and it borrows their lines."""
+    side crosses C's top, to C's far corner), and it borrows their lines. Of several corners left,
+    the one whose rectangle alone takes nothing from the placed boxes is the label's: the others
+    start on a placed box's line and end at its far corner, or at the label's own (seed 1 image
+    165: A's box, and a rectangle from where A's left side meets B's top line to A's far corner)."""
     used = [(o.x0, o.y0) for o in placed.values()]
     H, W = lab.shape[:2]
     candidates, faint = [], []
@@ -433,6 +436,9 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
             faint.append(outline)
     if not candidates and len(faint) == 1:
         candidates = faint
+    if len(candidates) > 1:  # of several, the one whose rectangle takes nothing from the placed boxes
+        apart = [outline for outline in candidates if _apart_from(outline, list(placed.values()), H, W)]
+        candidates = apart if len(apart) == 1 else candidates
     if len(candidates) != 1:
         return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
                       if candidates else "no other corner read as a label starts an outline in the placed boxes' style")
