@@ -329,23 +329,36 @@ def test_a_faintly_read_corner_left_for_the_last_label_must_take_nothing_from_th
     assert not parse_box._apart_from(outline(60.2, 80.5, 250.1, 170.9), placed, 240, 320)  # bottom on A's bottom
 
 
+def read_with_shipped_networks(seed, index):
+    """(markers, missing) of read_boxes on benchmark image `index` at `seed`, with the shipped
+    corner finder, corner reader and outline verifier."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    drawn, boxes, _ = benchmark_image(seed, index)
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(),
+                                               reader=default_corner_reader())
+    return markers, missing
+
+
+def placed_right_by_elimination(seed, index, label):
+    """Asserts that every box of that benchmark image is placed within 2 px, `label`'s by elimination."""
+    markers, missing = read_with_shipped_networks(seed, index)
+    boxes = benchmark_image(seed, index)[1]
+    assert not missing and markers[label].source == "elimination"
+    for other, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[other]))) <= 2.0, other
+
+
 def test_of_two_corners_left_for_the_last_label_the_one_apart_from_the_placed_boxes_is_its_own():
     """Benchmark seed 1 image 165: B placed; two corners read as A start an outline in B's style,
     A's own (finder 0.93) and one where A's left side meets B's top line, its rectangle sharing A's
     far corner and running along B's top (0.49). Elimination takes A's own box, the only one that
     takes nothing from B's; when it cannot tell them apart that way (_apart_from undone), A stays
     missing."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
-    finder, reader = default_corner_finder(), default_corner_reader()
-    drawn, boxes, _ = benchmark_image(1, 165)
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=reader)
-    assert not missing and markers["A"].source == "elimination"
-    for label, marker in markers.items():
-        assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
+    placed_right_by_elimination(1, 165, "A")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_apart_from", lambda *args: False)
-        markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=reader)
+        markers, missing = read_with_shipped_networks(1, 165)
         assert set(markers) == {"B"} and "2 corners read as a label start an outline" in missing["A"]
 
 
@@ -356,23 +369,15 @@ def test_the_last_label_the_finder_barely_reads_at_the_one_corner_left_is_placed
     nothing from theirs: placed by elimination, within 2 px. Without the faint corners, D is missing.
     Seed 93 image 0: the one such corner left for C starts the rectangle from where B's left side
     crosses C's top to C's far corner; the guard leaves C missing, and without it C is placed 73 px off."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
-    finder, reader = default_corner_finder(), default_corner_reader()
-    drawn, boxes, _ = benchmark_image(64, 176)
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=reader)
-    assert not missing and markers["D"].source == "elimination"
-    for label, marker in markers.items():
-        assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
-    drawn93, boxes93, _ = benchmark_image(93, 0)
-    markers, missing, _ = parse_box.read_boxes(drawn93, sorted(boxes93), finder, reader=reader)
+    placed_right_by_elimination(64, 176, "D")
+    markers, missing = read_with_shipped_networks(93, 0)
     assert set(markers) == {"A", "B", "D"} and "C" in missing
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_apart_from", lambda *args: True)
-        markers, _, _ = parse_box.read_boxes(drawn93, sorted(boxes93), finder, reader=reader)
-        assert max(abs(np.subtract(markers["C"].box, boxes93["C"]))) > 50
+        markers, _ = read_with_shipped_networks(93, 0)
+        assert max(abs(np.subtract(markers["C"].box, benchmark_image(93, 0)[1]["C"]))) > 50
         patch.setattr(parse_box, "_apart_from", lambda *args: False)
-        markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=reader)
+        markers, missing = read_with_shipped_networks(64, 176)
         assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
 
 
