@@ -330,20 +330,19 @@ def test_a_faintly_read_corner_left_for_the_last_label_must_take_nothing_from_th
 
 
 def read_with_shipped_networks(seed, index):
-    """(markers, missing) of read_boxes on benchmark image `index` at `seed`, with the shipped
-    corner finder, corner reader and outline verifier."""
+    """(markers, missing, true boxes) of read_boxes on benchmark image `index` at `seed`, with the
+    shipped corner finder, corner reader and outline verifier."""
     from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, _ = benchmark_image(seed, index)
     markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(),
                                                reader=default_corner_reader())
-    return markers, missing
+    return markers, missing, boxes
 
 
 def placed_right_by_elimination(seed, index, label):
     """Asserts that every box of that benchmark image is placed within 2 px, `label`'s by elimination."""
-    markers, missing = read_with_shipped_networks(seed, index)
-    boxes = benchmark_image(seed, index)[1]
+    markers, missing, boxes = read_with_shipped_networks(seed, index)
     assert not missing and markers[label].source == "elimination"
     for other, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[other]))) <= 2.0, other
@@ -358,7 +357,7 @@ def test_of_two_corners_left_for_the_last_label_the_one_apart_from_the_placed_bo
     placed_right_by_elimination(1, 165, "A")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_apart_from", lambda *args: False)
-        markers, missing = read_with_shipped_networks(1, 165)
+        markers, missing, _ = read_with_shipped_networks(1, 165)
         assert set(markers) == {"B"} and "2 corners read as a label start an outline" in missing["A"]
 
 
@@ -370,14 +369,14 @@ def test_the_last_label_the_finder_barely_reads_at_the_one_corner_left_is_placed
     Seed 93 image 0: the one such corner left for C starts the rectangle from where B's left side
     crosses C's top to C's far corner; the guard leaves C missing, and without it C is placed 73 px off."""
     placed_right_by_elimination(64, 176, "D")
-    markers, missing = read_with_shipped_networks(93, 0)
+    markers, missing, _ = read_with_shipped_networks(93, 0)
     assert set(markers) == {"A", "B", "D"} and "C" in missing
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_apart_from", lambda *args: True)
-        markers, _ = read_with_shipped_networks(93, 0)
-        assert max(abs(np.subtract(markers["C"].box, benchmark_image(93, 0)[1]["C"]))) > 50
+        markers, _, boxes = read_with_shipped_networks(93, 0)
+        assert max(abs(np.subtract(markers["C"].box, boxes["C"]))) > 50
         patch.setattr(parse_box, "_apart_from", lambda *args: False)
-        markers, missing = read_with_shipped_networks(64, 176)
+        markers, missing, _ = read_with_shipped_networks(64, 176)
         assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
 
 

@@ -419,7 +419,8 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
     the one whose rectangle alone takes nothing from the placed boxes is the label's: the others
     start on a placed box's line and end at its far corner, or at the label's own (seed 1 image
     165: A's box, and a rectangle from where A's left side meets B's top line to A's far corner)."""
-    used = [(o.x0, o.y0) for o in placed.values()]
+    others = list(placed.values())
+    used = [(o.x0, o.y0) for o in others]
     H, W = lab.shape[:2]
     candidates, faint = [], []
     for corner, reading, seen, found in zip(corners, readings, label_seen, outlines_at):
@@ -428,16 +429,16 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
         outline = _outline_a_label_may_own(corner, reading, seen, found, (label, *placed), lab, evidence=0.0)
         if outline is None or any(max(abs(outline.x0 - x), abs(outline.y0 - y)) < CORNER_FIT for x, y in used):
             continue
-        if not all(same_style(outline, other) for other in placed.values()):
+        if not all(same_style(outline, other) for other in others):
             continue
         if sum(corner.scores.get(l, 0.0) for l in (label, *placed)) >= ELIMINATION_EVIDENCE:
             candidates.append(outline)
-        elif _apart_from(outline, list(placed.values()), H, W):
+        elif _apart_from(outline, others, H, W):
             faint.append(outline)
     if not candidates and len(faint) == 1:
         candidates = faint
     if len(candidates) > 1:  # of several, the one whose rectangle takes nothing from the placed boxes
-        apart = [outline for outline in candidates if _apart_from(outline, list(placed.values()), H, W)]
+        apart = [outline for outline in candidates if _apart_from(outline, others, H, W)]
         candidates = apart if len(apart) == 1 else candidates
     if len(candidates) != 1:
         return None, (f"{len(candidates)} corners read as a label start an outline in the placed boxes' style"
