@@ -1851,6 +1851,20 @@ def test_of_two_clean_boxes_ending_at_one_far_corner_the_one_drawn_along_all_its
         assert set(missing) == {"B", "C"} and all("far corner" in missing[l] for l in "BC")
 
 
+def test_a_box_refused_for_a_borrowed_far_corner_moves_to_its_own_where_the_verifier_finds_it_drawn():
+    """Benchmark seed 104 image 9: the rules reject B's own rectangle for a crossing and pass the
+    one from B's corner to another box's far corner, so the last look refuses B for ending there.
+    The finder sees B's own far corner (0.95), and the verifier finds the rectangle to it drawn
+    (0.95): B moves there (_to_its_own_far_corner), within 2 px, with every other box as it was.
+    Without that step, B stays refused for the borrowed far corner."""
+    markers, missing, boxes = read_with_shipped_networks(104, 9)
+    assert not missing and all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_box, "_to_its_own_far_corner", lambda *args: None)
+        markers, missing, _ = read_with_shipped_networks(104, 9)
+        assert set(missing) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["B"]
+
+
 def test_of_two_outlines_at_a_corner_the_one_not_ending_at_another_corners_only_outline_is_the_box():
     """_its_own_box: A's corner reaches A's far corner and B's; D's corner reaches A's far corner
     too, so both of A's outlines end where another corner's outline ends. B's corner has one
