@@ -471,9 +471,9 @@ def test_a_corner_the_reader_is_sure_of_and_the_finder_reads_faintly_but_there_m
     markers, missing, _ = read_boxes(image, ["A", "B"], finder(), reader=reader(0.99))
     assert not missing and markers["B"].source == "parsed" and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
     markers, missing, _ = read_boxes(image, ["A", "B"], finder(), reader=reader(0.9))
-    assert not missing and markers["B"].source == "elimination"
+    assert not missing and markers["B"].source == "elimination" and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
     markers, missing, _ = read_boxes(image, ["A", "B"], finder((250.0, 20.0, {"B": 0.3})), reader=reader(0.99))
-    assert not missing and markers["B"].source == "elimination"
+    assert not missing and markers["B"].source == "elimination" and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
 
 
 def test_a_word_misread_as_another_letter_does_not_take_a_label_the_corner_reader_settles():

@@ -109,6 +109,7 @@ def test_a_label_needs_both_the_finder_and_the_reader():
     none_at_a = OracleReader({A[:2]: {NONE: 0.98, "A": 0.02}, B[:2]: {"B": 0.97}}, CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], finder, reader=none_at_a)
     assert markers["B"].source == "parsed" and markers["A"].source == "elimination" and not missing
+    assert max(abs(np.subtract(markers["A"].box, A))) <= 1.0
     swapped = OracleReader({A[:2]: {"B": 0.98, NONE: 0.02}, B[:2]: {"A": 0.98, NONE: 0.02}}, CLASSES)
     markers, missing, _ = read_boxes(image, ["A", "B"], finder, reader=swapped)
     assert not markers and set(missing) == {"A", "B"}

@@ -249,7 +249,8 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     for label, why in refused.items():
         missing[label] = why
         del markers[label]
-    for label in [l for l, why in refused.items() if BORROWED_FAR_CORNER in why] if weighing is not None else ():
+    borrowers = [label for label, why in refused.items() if BORROWED_FAR_CORNER in why] if weighing is not None else []
+    for label in borrowers:
         own = _to_its_own_far_corner(lab, looked_at[label], markers, read, found_per_corner, fits_at, fars, outlines,
                                      proposals, weighing)
         if own is not None:
@@ -323,7 +324,7 @@ def _to_its_own_far_corner(lab: np.ndarray, refused: Marker, markers: dict[str, 
     H, W = lab.shape[:2]
     placed = [m.box for m in markers.values()]
     for corner, found, fits in zip(read, found_per_corner, fits_at):
-        if not any(max(abs(np.subtract(o.box, refused.box))) <= SAME_BOX for o in found):
+        if _fitted_within(refused.box, found) is None:
             continue
         elsewhere = [o for o in outlines if not any(o is f for f in found)]
         own = [o for o in between_seen_corners(corner, fits, fars, weighing, FAR_SEEN, LEARNED_FIT, SAME_BOX, elsewhere)
@@ -471,7 +472,7 @@ def _outline_a_label_may_own(corner: Proposal, reading: CornerReading | None, la
 def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Proposal],
                     readings: list[CornerReading | None], label_seen: list[bool],
                     outlines_at: list[list[Outline]], lab: np.ndarray,
-                    reader_reads: Sequence[set[str]] = ()) -> tuple[Marker | None, str]:
+                    reader_reads: Sequence[set[str]]) -> tuple[Marker | None, str]:
     """(`label`'s box, "") when every other label asked was placed (`placed`: their outlines)
     and exactly one other corner is left that can only be its own, else (None, why not).
     `outlines_at`: the outlines per corner, each corner's own box where one was told
@@ -503,8 +504,7 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
     used = [(o.x0, o.y0) for o in others]
     H, W = lab.shape[:2]
     candidates, faint = [], []
-    reads = reader_reads or [set()] * len(corners)
-    for corner, reading, seen, found, read in zip(corners, readings, label_seen, outlines_at, reads):
+    for corner, reading, seen, found, read in zip(corners, readings, label_seen, outlines_at, reader_reads):
         if reading is not None and reading.contradicts(label):
             continue  # another label or letter is written there
         outline = _outline_a_label_may_own(corner, reading, seen, found, (label, *placed), lab, evidence=0.0,
@@ -550,7 +550,7 @@ def _on_its_lines(x: float, y: float, outline: Outline) -> bool:
 def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: list[Proposal],
                     corners: list[Proposal], readings: list[CornerReading | None], label_seen: list[bool],
                     outlines_at: list[list[Outline]], lab: np.ndarray,
-                    reader_reads: Sequence[set[str]] = ()) -> tuple[list[tuple[str, Outline, float]], str]:
+                    reader_reads: Sequence[set[str]]) -> tuple[list[tuple[str, Outline, float]], str]:
     """([(label, outline, its score)] for the asked labels not yet placed that the naming of
     the corners which may be a label's box tells, or [] and why none), when those corners are at
     most as many as the labels asked and drawn alike.
@@ -579,7 +579,7 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
         if _word_overrode_networks(corner, corners[k], labels, set(markers)):
             continue  # the word and the networks disagree on what is written there: nothing to name either
         outline = _outline_a_label_may_own(corner, reading, seen, found, labels, lab,
-                                           read_there=bool(reader_reads and reader_reads[k] & left))
+                                           read_there=bool(reader_reads[k] & left))
         if outline is not None and not any(_same(outline, other) for _, other in candidates):
             candidates.append((k, outline))
     if not candidates or len(candidates) > len(labels):
