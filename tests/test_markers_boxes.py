@@ -1865,6 +1865,28 @@ def test_a_box_refused_for_a_borrowed_far_corner_moves_to_its_own_where_the_veri
         assert set(missing) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["B"]
 
 
+def test_the_naming_takes_a_corners_own_box_where_two_outlines_start_there():
+    """Fresh benchmark seed 153 image 167 (two boxes): B's corner starts its own outline and one to
+    A's far corner; A's corner starts one. Both labels are in doubt at their corners (_assign), so
+    the naming decides, and it is given each corner's own box (_its_own_box): B's corner is named
+    with B's own outline alone, and A and B are placed within 2 px. Given every outline found at
+    B's corner, the naming took only A's corner, and both labels were left in doubt."""
+    given = []
+    naming = parse_box._by_permutation
+
+    def spy(labels, markers, proposed, corners, readings, label_seen, outlines_at, *rest):
+        given.append([[o.box for o in found] for found in outlines_at])
+        return naming(labels, markers, proposed, corners, readings, label_seen, outlines_at, *rest)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_box, "_by_permutation", spy)
+        markers, missing, boxes = read_with_shipped_networks(153, 167)
+    assert not missing and all(m.source == "elimination" for m in markers.values())
+    assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
+    at_b = [found for found in given[0] if found and max(abs(np.subtract(found[0][:2], boxes["B"][:2]))) <= 2.0]
+    assert len(at_b) == 1 and len(at_b[0]) == 1 and max(abs(np.subtract(at_b[0][0], boxes["B"]))) <= 2.0
+
+
 def test_of_two_outlines_at_a_corner_the_one_not_ending_at_another_corners_only_outline_is_the_box():
     """_its_own_box: A's corner reaches A's far corner and B's; D's corner reaches A's far corner
     too, so both of A's outlines end where another corner's outline ends. B's corner has one

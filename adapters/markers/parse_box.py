@@ -180,10 +180,9 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
                for sure, found in zip(reader_sure, found_at)]  # per corner: labels no word takes away there
     corners = [_weighed_by_word(p, r, vetoes, weighed_by_reader=reader is not None, settled=labels_settled)
                for p, r, labels_settled in zip(proposed, readings, settled)]
-    # the box read at each corner (naming below weighs weaker readings, and takes only corners
-    # that start one outline as found, not one chosen over another; elimination, for the last
-    # label with every other placed, takes the one chosen: 1/91's D, whose corner also starts an
-    # outline to another box's far corner)
+    # the box read at each corner: where several outlines start there, the one _its_own_box
+    # chooses (elimination and the naming below take that one too: 1/91's D and 153/167's B,
+    # whose corners also start an outline to another box's far corner)
     own_at = [_its_own_box(found, outlines, proposals, outlines_at, weighing) for found in outlines_at]
     corners = _written_once(wanted, corners, readings)
     choice, doubtful, doubted_only_unplaced = _assign(wanted, corners)
@@ -218,7 +217,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     markers = {label: m for label, m in markers.items() if label not in missing}
     left = [label for label in wanted if label in missing]
     if len(left) >= 2:
-        told, why = _by_permutation(wanted, markers, proposed, corners, readings, label_seen, outlines_at, lab,
+        told, why = _by_permutation(wanted, markers, proposed, corners, readings, label_seen, own_at, lab,
                                     reader_reads)
         for label, outline, score in told:
             placed[label] = outline = _settled(lab, outline)
@@ -567,7 +566,10 @@ def _by_permutation(labels: list[str], markers: dict[str, Marker], proposed: lis
     than the labels, another corner that starts an outline may be a label's box that the naming
     would put elsewhere: a label is then told only where the finder reads it DECISIVE times more
     than at every such corner. A corner whose word overrode the networks' likeliest reading there
-    (_word_overrode_networks) is named nothing, but is such another corner. A corner where lines
+    (_word_overrode_networks) is named nothing, but is such another corner. `outlines_at`: per
+    corner, the outlines its box may be (_its_own_box's choice where several start there: fresh
+    seed 153 image 167, B's corner also starts an outline to A's far corner, and with both B's
+    corner was named nothing and A and B were left in doubt). A corner where lines
     cross, or whose outline has a merged side, is a label's box only where the corner reader reads
     a label not yet placed there at READER_READS (`reader_reads`, per corner); which label it is,
     the naming tells, as at any other corner."""
