@@ -1489,6 +1489,55 @@ def test_where_a_side_stops_past_two_merged_lines_the_far_one_is_traced_unless_i
         assert (far is not None and max(abs(np.subtract(far, b[2:]))) <= 2.0) if traced else far is None
 
 
+def test_a_box_is_traced_on_the_sides_through_its_corner_not_on_scene_bands_beside_it(monkeypatch):
+    """box_accuracy.py's image 186 at seed 156: A, a 1 px brown box on a green gradient, whose far
+    corner lies 3 px from C's labelled corner. Beside A's corner two stripes of the gradient, 3.5
+    px off, are more alike each other than A's thin sides (blended with the scene); traced on
+    them, nothing stops where A ends. With the finder seeking all its classes' peaks as one, C's
+    corner hides A's far corner, and only the trace can place A: traced on the sides through the
+    corner it is placed; allowing no pair at the corner (the old choice by colour alone) leaves it
+    missing."""
+    from adapters.markers import traced_corner
+    from adapters.markers.corner_finder import CornerFinder, default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+
+    drawn, boxes, style = benchmark_image(156, 186)
+    assert (style.ring_width, sorted(boxes)) == (1, ["A", "B", "C"])  # the image described above
+    x0, y0, x1, y1 = boxes["A"]
+    far = traced_corner.traced_far_corner(to_lab(drawn), x0, y0)
+    assert far is not None and max(abs(np.subtract(far, (x1, y1)))) <= 1.0
+    monkeypatch.setattr(CornerFinder, "PEAK_GROUPS", None)
+    finder = default_corner_finder()
+    assert not any(p.scores[FAR_CORNER] >= parse_box.FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
+                   for p in finder.find(drawn))
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())
+    assert not missing
+    for label, box in boxes.items():
+        assert max(abs(np.subtract(markers[label].box, box))) <= 2.0, label
+    monkeypatch.setattr(traced_corner, "AT_CORNER", -1.0)
+    assert traced_corner.traced_far_corner(to_lab(drawn), x0, y0) is None
+    assert "A" in parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())[1]
+
+
+def test_a_far_corner_beside_another_boxs_labelled_corner_is_proposed_and_its_box_placed(monkeypatch):
+    """The same image: the corner finder seeks the far corners' peaks apart from the labels' (as
+    shipped), so A's far corner, 3 px from C's labelled corner, is proposed, and A is placed with
+    no trace at all."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+
+    drawn, boxes, _ = benchmark_image(156, 186)
+    x0, y0, x1, y1 = boxes["A"]
+    assert any(p.scores[FAR_CORNER] >= parse_box.FAR_SEEN and max(abs(p.x - x1), abs(p.y - y1)) <= 2
+               for p in default_corner_finder().find(drawn))
+    monkeypatch.setattr(parse_box, "traced_far_corner", lambda lab, x, y: None)
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(),
+                                               reader=default_corner_reader())
+    assert not missing
+    for label, box in boxes.items():
+        assert max(abs(np.subtract(markers[label].box, box))) <= 2.0, label
+
+
 def test_no_far_corner_is_traced_where_no_box_starts_or_its_sides_are_unlike():
     """On a plain noisy scene nothing is traced; where a red top side meets a blue left side (two
     scene lines, not one box's corner) neither is followed."""

@@ -150,25 +150,40 @@ class CentreFinder(TrainedNetwork):
     NETWORK = CentreFinderNet
     WEIGHTS = WEIGHTS
     TRAIN = "python -m train.markers_finder"
+    # groups of classes whose peaks are sought apart too (find); None: all classes as one only
+    PEAK_GROUPS: tuple[tuple[str, ...], ...] | None = None
+    HIDDEN_PEAK_MIN = MIN_SCORE  # the least score of a group's peak proposed where another group's hid it
 
     @torch.inference_mode()
     def find(self, rgb: np.ndarray, min_score: float = MIN_SCORE) -> list[Proposal]:
         """Heatmap peaks (any class >= min_score, the highest in their 3x3 cells) of an (H, W, 3)
-        uint8 RGB image, highest first."""
+        uint8 RGB image, highest first. With PEAK_GROUPS, a group's peak that a stronger score of
+        another group beside it hides is proposed too, with its group's scores only."""
         h, w = rgb.shape[:2]
         classes = self.net.classes
         out = self.net(to_input(rgb))[0]
         heat = torch.sigmoid(out[:len(classes)])
-        best = heat.max(0).values
-        peaks = (best >= min_score) & (best == F.max_pool2d(best[None], 3, 1, 1)[0])
+        peaks = _peaks(heat.max(0).values, min_score)
+        read_at = {(i, j): set(classes) for i, j in peaks.nonzero().tolist()}  # cell -> the classes proposed there
+        for group in self.PEAK_GROUPS or ():
+            hidden = _peaks(heat[[classes.index(c) for c in group]].max(0).values,
+                            max(min_score, self.HIDDEN_PEAK_MIN)) & ~peaks
+            for i, j in hidden.nonzero().tolist():
+                read_at.setdefault((i, j), set()).update(group)
         proposals = []
-        for i, j in peaks.nonzero().tolist():
+        for (i, j), read in read_at.items():
             dx, dy = (float(v) for v in out[len(classes):, i, j])
             x = STRIDE * (j + float(np.clip(dx, -0.5, 0.5))) + (STRIDE - 1) / 2
             y = STRIDE * (i + float(np.clip(dy, -0.5, 0.5))) + (STRIDE - 1) / 2
             if x < w and y < h:
-                proposals.append(Proposal(x, y, {label: float(p) for label, p in zip(classes, heat[:, i, j])}))
+                proposals.append(Proposal(x, y, {label: float(p) if label in read else 0.0
+                                                 for label, p in zip(classes, heat[:, i, j])}))
         return sorted(proposals, key=lambda p: -p.score)
+
+
+def _peaks(scores: torch.Tensor, min_score: float) -> torch.Tensor:
+    """(h, w) bool: the cells of `scores` (h, w) at min_score or more and highest in their 3x3 cells."""
+    return (scores >= min_score) & (scores == F.max_pool2d(scores[None], 3, 1, 1)[0])
 
 
 @functools.lru_cache(maxsize=1)

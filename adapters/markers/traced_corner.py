@@ -27,6 +27,7 @@ from .detect import BOX_DARK
 
 START = 16  # px next to the top-left corner where its two sides are looked for
 END_GAP = 3  # px not inked in a row where a side's ink stops (fewer: JPEG, a busy scene)
+AT_CORNER = 1.5  # px from the top-left corner where both its sides' strokes are centred (below)
 BAND_SLACK = 2.0  # px the far side's ink inside the box may be wider than a stroke (blur) and be one stroke
 
 
@@ -41,8 +42,13 @@ def traced_far_corner(lab: np.ndarray, x0: float, y0: float) -> tuple[float, flo
              and abs(a.pos - y0) <= SEARCH and abs(b.pos - x0) <= SEARCH]
     if not pairs:
         return None
+    # a box's two sides meet at its corner: where a pair does, bands of the scene a few px off
+    # are not its sides, however alike their colours (fresh seed 156 image 186: two stripes of a
+    # green gradient, 3.5 px off, were more alike than a 1 px brown box's sides through the corner)
+    at_corner = [(a, b) for a, b in pairs if abs(a.pos - y0) <= AT_CORNER and abs(b.pos - x0) <= AT_CORNER]
     # a box's two sides are of one colour; a label's glyphs or a scene edge beside one is not
-    top_side, left_side = min(pairs, key=lambda pair: float(np.linalg.norm(np.subtract(pair[0].lab, pair[1].lab))))
+    top_side, left_side = min(at_corner or pairs,
+                              key=lambda pair: float(np.linalg.norm(np.subtract(pair[0].lab, pair[1].lab))))
     x1 = _stops(lab, top_side, left_side, transposed=False)
     y1 = _stops(lab, left_side, top_side, transposed=True)
     return None if x1 is None or y1 is None else (x1, y1)
