@@ -2081,3 +2081,30 @@ def test_a_verifier_only_outline_with_no_t_through_a_crossing_the_finder_reads_a
     drawn, boxes, _ = benchmark_image(102, 158)
     markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
     assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
+
+
+def test_a_traced_rectangle_the_rules_turn_away_is_weighed_by_the_verifier():
+    """box_accuracy.py's image 183 at seed 74: A, a 3 px box whose far corner the finder does not
+    read. Traced along A's sides from its corner, the rectangle is A's own, but the rules turn it
+    away (a side drawn along too little of its length); the outline verifier finds it drawn. The
+    verifier weighed only the rectangles to proposed far corners, so A was left unplaced; it now
+    weighs the traced one too, and A is placed within 2 px. The rules alone still place none."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    from adapters.markers.outline_verifier import default_outline_verifier
+    from adapters.markers.traced_corner import traced_far_corner
+
+    drawn, boxes, style = benchmark_image(74, 183)
+    assert style.ring_width == 3 and "A" in boxes  # the image described above
+    lab, (x0, y0, x1, y1) = to_lab(drawn), boxes["A"]
+    finder = default_corner_finder()
+    assert not any(p.scores[FAR_CORNER] >= parse_box.FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
+                   for p in finder.find(drawn))
+    far = traced_far_corner(lab, x0, y0)
+    assert far is not None and max(abs(np.subtract(far, (x1, y1)))) <= 2.0
+    assert fit_outline(lab, (x0, y0, *far)) is None
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())
+    assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
+    assert default_outline_verifier() is not None
+    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader(), verifier=None)
+    assert "A" in missing
