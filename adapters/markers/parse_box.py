@@ -55,6 +55,13 @@ DECISIVE = 3.0  # the best assignment must beat every one that places a label el
 WORD_CONFIRMS = 0.65  # a label's score at a corner whose word clearly reads as it (beats UNPLACED decisively)
 BORDER_NEAR = 5.0  # px: a far corner proposed this near the border may stand for one on or past it
 BORDER_CORNER_COVERAGE = 0.9  # drawn fraction of both seen sides of an outline to the image's corner
+# drawn fraction of every side of an outline to a traced far corner (traced_corner): a trace follows
+# the corner's sides to where their ink stops, so a box's own far sides are drawn along most of their
+# length there, even where the rules turn it away for a gap at a corner or a line going on (the
+# verifier's traced boxes on the box benchmark: 0.62-1.0). Where a trace stops early, on a scene edge
+# or a blob of another colour, the rectangle's far sides are the scene's (seed 71 image 164: 15 px down
+# A's left side, its "bottom side" drawn along 20%, and the verifier found it drawn at 0.97)
+TRACED_COVERAGE = 0.5
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 FAR_SEEN = 0.5  # ... and at which the finder sees one (_at_a_seen_far_corner; as last_box.LAST_FAR)
 SAME_BOX = 2.0  # px: outlines whose coordinates all differ by less are one box
@@ -846,7 +853,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     (traced_corner) is tried, unless it is no larger than a label's box with no far corner read
     there (_a_label_box_unseen); where the rules turn it away, the verifier weighs it after every
     proposed far corner (benchmark seeds 74/183 A, 91/69 C, 95/91 D: a box's own rectangle, traced
-    where the finder reads no far corner, found drawn at 0.97-0.99). A traced outline, or one only
+    where the finder reads no far corner, found drawn at 0.97-0.99), where each side is drawn along
+    TRACED_COVERAGE of its length. A traced outline, or one only
     the verifier accepted with a T, is not taken where it ran on past a far corner the finder reads
     (_past_a_seen_far_corner).
     Of two outlines that are one side fitted twice on one stroke, the one off the stroke's ink is
@@ -893,7 +901,7 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
                 traced = None
         # the verifier weighs the traced rectangle too, after every proposed far corner
         if not found and traced is not None and (second_opinion is None or traced in fits):
-            tried(*traced, second_opinion, traced=True)
+            tried(*traced, second_opinion, min_coverage=TRACED_COVERAGE, traced=True)
         if found:
             break
     # the image's corner last: its outline has two sides unseen, so a box's own far corner that
