@@ -60,7 +60,8 @@ BORDER_CORNER_COVERAGE = 0.9  # drawn fraction of both seen sides of an outline 
 # length there, even where the rules turn it away for a gap at a corner or a line going on (the
 # verifier's traced boxes on the box benchmark: 0.62-1.0). Where a trace stops early, on a scene edge
 # or a blob of another colour, the rectangle's far sides are the scene's (seed 71 image 164: 15 px down
-# A's left side, its "bottom side" drawn along 20%, and the verifier found it drawn at 0.97)
+# A's left side, its "bottom side" drawn along 20%, and the verifier found it drawn at 0.97).
+# It binds only outlines the verifier accepts: those the rules pass have every side at box_outline.MIN_COVERAGE
 TRACED_COVERAGE = 0.5
 FAR_MIN_SCORE = 0.1  # heatmap score at which a bottom-right corner is tried
 FAR_SEEN = 0.5  # ... and at which the finder sees one (_at_a_seen_far_corner; as last_box.LAST_FAR)
@@ -854,9 +855,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     there (_a_label_box_unseen); where the rules turn it away, the verifier weighs it after every
     proposed far corner (benchmark seeds 74/183 A, 91/69 C, 95/91 D: a box's own rectangle, traced
     where the finder reads no far corner, found drawn at 0.97-0.99), where each side is drawn along
-    TRACED_COVERAGE of its length. A traced outline, or one only
-    the verifier accepted with a T, is not taken where it ran on past a far corner the finder reads
-    (_past_a_seen_far_corner).
+    TRACED_COVERAGE of its length. A traced outline, or one only the verifier accepted with a T, is
+    not taken where it ran on past a far corner the finder reads (_past_a_seen_far_corner).
     Of two outlines that are one side fitted twice on one stroke, the one off the stroke's ink is
     dropped (_off_its_stroke).
 
