@@ -2130,3 +2130,105 @@ def test_a_traced_rectangle_whose_far_sides_are_barely_drawn_is_not_taken_on_the
     monkeypatch.setattr(parse_box, "TRACED_COVERAGE", 0.0)
     markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
     assert a_read(markers) is not None and max(abs(np.subtract(a_read(markers), boxes["A"]))) > 50
+
+
+@pytest.mark.parametrize("width", [1, 2, 4, 6])
+def test_an_outline_only_the_verifier_accepted_may_lie_off_the_finders_corner_where_it_is_on_its_stroke(width):
+    """Past LEARNED_FIT (and within STROKE_FIT) of the finder's corners, a verifier-only outline is
+    its box where each side further off is centred on its stroke and the finder's line is not: the
+    finder's corner was off. A side fitted as far beside its stroke is not, at any stroke width,
+    nor one fitted on another line of its colour where the finder's line lies on a stroke too."""
+    box = (40.0, 30.0, 200.0, 150.0)
+    lab = to_lab(outlines_only(noisy(7), {"A": box}, width))
+    fitted = fit_outline(lab, box)
+    assert fitted is not None and max(abs(np.subtract(fitted.box, box))) <= 0.6
+    near = parse_box._near_the_finders_corners
+    assert near(lab, fitted, (40.0, 30.0, 201.5, 150.0))  # within LEARNED_FIT
+    assert near(lab, fitted, (40.0, 30.0, 202.6, 150.0))  # the finder's far corner 2.6 px off
+    assert near(lab, fitted, (37.4, 30.0, 200.0, 150.0))  # ... or its top-left corner
+    # only from a corner the finder sees: the far corner for x1, the labelled one for x0
+    assert not near(lab, fitted, (40.0, 30.0, 202.6, 150.0), (True, False))
+    assert near(lab, fitted, (40.0, 30.0, 202.6, 150.0), (False, True))
+    assert not near(lab, fitted, (37.4, 30.0, 200.0, 150.0), (False, True))
+    assert near(lab, fitted, (40.0, 30.0, 201.5, 150.0), (False, False))  # (within LEARNED_FIT, seen or not)
+    assert not near(lab, fitted, (40.0, 30.0, 203.6, 150.0))  # past STROKE_FIT
+    for shifted in ({"x1": fitted.x1 + 2.6}, {"y0": fitted.y0 - 2.6}):  # a side fitted beside its stroke
+        assert not near(lab, dataclasses.replace(fitted, **shifted), box), shifted
+    if width == 1:  # (wider strokes 2.6 px apart merge into one band)
+        # a second line of the box's colour 2.6 px outside its right side (as a scene edge), where
+        # the finder put the side: the fit on the box's own stroke is then no better than its line
+        lab = to_lab(outlines_only(noisy(7), {"A": box, "edge": (*box[:2], box[2] + 2.6, box[3])}, width))
+        assert parse_box._centred_on_ink(lab, fitted, 2) and parse_box._the_finders_line_on_ink(lab, fitted, 2, 202.6)
+        assert not near(lab, fitted, (40.0, 30.0, 202.6, 150.0))
+
+
+def test_a_verifier_only_outline_is_taken_past_learned_fit_only_from_a_corner_the_finder_sees(monkeypatch):
+    """box_accuracy.py's image 196 at seed 85: four 1 px boxes. From a corner on C's top line that
+    the finder reads 0.17 as A, the verifier finds the rectangle on A's sides and C's top line drawn,
+    its left side 2.2 px from the finder's line and on A's stroke. The finder barely reads that
+    corner, so the fit is not taken past LEARNED_FIT there: every box is placed within 2 px. Taken,
+    it is a fifth outline, and A, C and D are left in doubt."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    drawn, boxes, style = benchmark_image(85, 196)
+    assert style.ring_width == 1 and sorted(boxes) == ["A", "B", "C", "D"]  # the image described above
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    assert not missing
+    for placed, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
+    near = parse_box._near_the_finders_corners
+    monkeypatch.setattr(parse_box, "_near_the_finders_corners", lambda lab, outline, proposed, seen: near(lab, outline, proposed))
+    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    assert {"A", "C", "D"} <= set(missing)
+
+
+def test_a_verifier_only_side_moved_off_the_finders_stroke_is_not_taken():
+    """box_accuracy.py's image 13 at seed 116: D, a 1 px box, its left side under the finder's
+    line; the rules' fit moved it 2.7 px onto a scene edge of its colour, where the verifier found
+    the rectangle drawn at 0.996. That side is centred on ink, but so is the finder's line; and the
+    finder reads D at that corner at 0.28 only. Either keeps D unplaced (every box placed is within
+    2 px); with neither, D was placed 2.4 px off in an image answered in full."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+    drawn, boxes, style = benchmark_image(116, 13)
+    assert style.ring_width == 1 and sorted(boxes) == ["A", "B", "C", "D"]  # the image described above
+
+    def read():
+        return parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+
+    near = parse_box._near_the_finders_corners
+    for undone in ("line", "seen", "both"):
+        with pytest.MonkeyPatch.context() as patch:
+            if undone in ("line", "both"):
+                patch.setattr(parse_box, "_the_finders_line_on_ink", lambda *args: False)
+            if undone in ("seen", "both"):
+                patch.setattr(parse_box, "_near_the_finders_corners",
+                              lambda lab, outline, proposed, seen: near(lab, outline, proposed))
+            markers, missing, _ = read()
+        if undone == "both":
+            assert not missing and max(abs(np.subtract(markers["D"].box, boxes["D"]))) > 2.0
+        else:
+            assert "D" not in markers, undone
+            for placed, marker in markers.items():
+                assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, (undone, placed)
+
+
+def test_a_verifier_only_outline_on_its_stroke_is_taken_where_the_finders_corner_is_off():
+    """box_accuracy.py's image 197 at seed 67: B, a 1 px box whose top-left corner the finder reads
+    2.7 px right of B's. The rules turn B's rectangle away (lines cross at a far corner), and the
+    verifier finds it drawn at 0.99, but it lay more than LEARNED_FIT from the finder's corner, so
+    B was left unplaced. Its left side is centred on its stroke, so B is now placed within 2 px;
+    with STROKE_FIT at LEARNED_FIT it is not."""
+    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.corner_reader import default_corner_reader
+
+    drawn, boxes, style = benchmark_image(67, 197)
+    assert style.ring_width == 1 and "B" in boxes  # the image described above
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    for placed, marker in markers.items():
+        assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
+    assert "B" in markers
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_box, "STROKE_FIT", parse_box.LEARNED_FIT)
+        undone, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    assert "B" not in undone

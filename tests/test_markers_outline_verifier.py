@@ -16,7 +16,7 @@ from adapters.markers.corner_finder import CORNER_CLASSES
 from adapters.markers.detect import to_lab
 from adapters.markers.outline_verifier import (
     ACCEPTANCE, FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features)
-from adapters.markers.parse_box import LEARNED_FIT
+from adapters.markers.parse_box import LEARNED_FIT, STROKE_FIT
 from adapters.markers.scenes import FAR_CORNER, box_training_scene
 from train.markers_outline_verifier import main as train_main, strict_threshold
 
@@ -91,11 +91,12 @@ def test_read_boxes_asks_the_verifier_only_at_a_corner_that_starts_no_outline_by
 
 def test_a_learned_outline_stands_only_where_the_finder_put_both_corners():
     """B's top side is broken, so only the verifier passes its outline: with B's far corner
-    proposed 1 px off the drawn one it is placed, 3 px off (beyond LEARNED_FIT) it is not."""
+    proposed 1 px off the drawn one it is placed; 2.6 px off (beyond LEARNED_FIT) too, its right
+    side fitted on its stroke (STROKE_FIT); 3.6 px off (beyond STROKE_FIT) it is not."""
     scene = noisy(4)
     image = gapped(outlines_only(scene, BOXES), scene, B, fraction=0.5)
-    assert 1.0 < LEARNED_FIT < 3.0  # (the side search reaches 4 px: a side 3 px off is still found)
-    for off, placed in ((1.0, True), (3.0, False)):
+    assert 1.0 < LEARNED_FIT < 2.6 < STROKE_FIT < 3.6  # (the side search reaches 4 px: a side 3.6 px off is found)
+    for off, placed in ((1.0, True), (2.6, True), (3.6, False)):
         finder = OracleFinder([(A[0], A[1], {"A": 0.9}), (B[0], B[1], {"B": 0.9}), (A[2], A[3], {FAR_CORNER: 0.9}),
                                (B[2] + off, B[3], {FAR_CORNER: 0.9})], CORNER_CLASSES)
         markers, missing, _ = read_boxes(image, ["A", "B"], finder, verifier=Yes())

@@ -72,6 +72,18 @@ CORNER_FIT = 4.0  # px the fitted outline's top-left corner may move from the pr
 # two corners: the verifier weighs whether a rectangle is drawn, not whether each side is where the
 # box's is, and among the false rectangles it likes best are true boxes fitted 2-3 px off one side
 LEARNED_FIT = 2.0
+# px an outline only the verifier accepted may lie from the finder's corners where each of its sides
+# further off than LEARNED_FIT is centred on a stroke of its ink (within ON_STROKE, merged_side.
+# off_centre) and the finder's line for it is not: the finder's corner then is what is off, not the
+# fit (seeds 67/197 B, 83/30 D, 109/28 B: a proposal 2.1-2.7 px off, the fit on the box's stroke, no
+# ink run centred on the proposal's line). Where the finder's line is on a stroke too, the fit may
+# have moved off the box's own onto a scene edge of its colour (seed 116 image 13: D's 1 px left side
+# under the finder's line, the fit 2.4 px off it on an edge, answered wrong without that check).
+# Only at a corner the finder sees (FAR_SEEN: its far corner, or a label at its top-left corner): at
+# one it barely reads, the fit corrects no detection, and may be another box's rectangle run on to a
+# line (seed 85 image 196: from a corner read 0.17 as A on C's top line, A's sides and C's top line,
+# a fifth outline that left A, C and D in doubt).
+STROKE_FIT = 3.0
 # two boxes' parallel sides nearer than this fraction of their strokes' mean width overlap: on a
 # side's median profile they are one band, and where either side lies in it is unclear ...
 ON_ANOTHER_SIDE = 0.5
@@ -848,7 +860,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
     Where the hand rules pass no outline from the corner, every rectangle is tried again with
     `verifier` allowed to overrule them (as box_outline._verify would, on what the first pass kept:
     Rejections): only there, so that a rectangle it accepts never competes with an outline the
-    rules passed, and only where the outline lies within LEARNED_FIT px of both proposed corners.
+    rules passed, and only where the outline lies near both proposed corners
+    (_near_the_finders_corners).
 
     Where a corner starts no outline to any far corner proposed, one traced along its sides
     (traced_corner) is tried, unless it is no larger than a label's box with no far corner read
@@ -876,7 +889,10 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
             outline = fits[(x1, y1)][1].overruled_by(second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
-        if second_opinion is not None and max(abs(np.subtract(outline.box, (corner.x, corner.y, x1, y1)))) > LEARNED_FIT:
+        seen = (max(corner.scores.get(label, 0.0) for label in BOX_LABELS) >= FAR_SEEN,
+                _far_read_at(x1, y1, fars) >= FAR_SEEN)
+        if second_opinion is not None and not _near_the_finders_corners(lab, outline, (corner.x, corner.y, x1, y1),
+                                                                        seen):
             return False
         if outline.coverage < min_coverage:
             return False
@@ -979,6 +995,35 @@ def _far_read_at(x: float, y: float, proposals: Sequence[Proposal]) -> float:
     FAR_CORNER score within CORNER_FIT px; 0 where it proposes none there."""
     return max((p.scores.get(FAR_CORNER, 0.0) for p in proposals if max(abs(p.x - x), abs(p.y - y)) <= CORNER_FIT),
                default=0.0)
+
+
+def _near_the_finders_corners(lab: np.ndarray, outline: Outline, proposed: tuple[float, float, float, float],
+                              seen: tuple[bool, bool] = (True, True)) -> bool:
+    """Whether an outline only the verifier accepted lies near enough the finder's corners
+    `proposed` (x0, y0, x1, y1) to be their box: within LEARNED_FIT px, or within STROKE_FIT px
+    where every side further off than LEARNED_FIT is centred on a run of its ink (ON_STROKE), the
+    side moved back to the finder's line is not, and the finder sees the corner it moves from
+    (`seen`: its top-left corner, its far corner; STROKE_FIT)."""
+    apart = np.abs(np.subtract(outline.box, proposed))
+    if apart.max() <= LEARNED_FIT:
+        return True
+    if apart.max() > STROKE_FIT:
+        return False
+    return all(seen[k // 2] and _centred_on_ink(lab, outline, k)
+               and not _the_finders_line_on_ink(lab, outline, k, proposed[k]) for k in np.flatnonzero(apart > LEARNED_FIT))
+
+
+def _centred_on_ink(lab: np.ndarray, outline: Outline, k: int) -> bool:
+    """Whether the side at box coordinate `k` (0-3: x0, y0, x1, y1) of `outline` has a run of its
+    ink across it centred within ON_STROKE px of its line."""
+    off = off_centre(lab, outline, (2, 0, 3, 1)[k])  # (left, top, right, bottom)
+    return off is not None and abs(off) <= ON_STROKE
+
+
+def _the_finders_line_on_ink(lab: np.ndarray, outline: Outline, k: int, proposed: float) -> bool:
+    """Whether `outline`'s side at box coordinate `k`, moved to the finder's `proposed` line, is
+    centred on a run of its ink too (_centred_on_ink)."""
+    return _centred_on_ink(lab, replace(outline, **{("x0", "y0", "x1", "y1")[k]: proposed}), k)
 
 
 def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:

@@ -28,7 +28,11 @@ line through it, or a side on another box's line) is taken at SEEN_CROSSING, wit
 px of both corners too, unless it ends where an outline from another corner ends: from a box's
 corner the verifier finds the rectangle to another box's far corner drawn too, its sides run on
 its own lines and end on that box's (box seed 62 image 107's C, to D's far corner: the last look
-refused it, and C's own box, which last_box would have found, was lost with it).
+refused it, and C's own box, which last_box would have found, was lost with it). A rectangle on
+one of a side's untold strokes that the rules rejected for coverage, with a line going on past a
+far corner too, is weighed as such a crossing (box seeds 86/23 and 90/59: A's own, a scene line
+running on past its bottom-right corner, found drawn at 0.99 and kept from SEEN_ACCEPTANCE by the
+crossing); it is still taken only as the one untold rectangle drawn near both corners.
 
 Such outlines go on to be read like any other (parse_box: one outline at a corner, its label
 read there, its sides settled, the last look at every placed box), as those the verifier accepts
@@ -41,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .box_outline import Outline, Rejections
+from .box_outline import Outline, Rejections, lines_cross
 from .centre_finder import Proposal
 from .last_box import ProbabilityVerifier, likely_drawn
 from .scenes import FAR_CORNER
@@ -82,10 +86,14 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
         corners = (corner.x, corner.y, far.x, far.y)
         drawn = likely_drawn(rejected.rejected, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
         on_one_stroke = likely_drawn(rejected.untold, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
-        if len(on_one_stroke) == 1:  # which of a side's strokes is the side: where one is drawn near both corners
-            drawn += on_one_stroke
         if not any(max(abs(far.x - o.x1), abs(far.y - o.y1)) < same_box for o in others):  # no other box's end
             drawn += likely_drawn(rejected.rejected, corners, verifier, SEEN_CROSSING, learned_fit, "crossing")
+            # a rectangle on one of a side's strokes rejected for coverage, with a line going on past
+            # a far corner too, is weighed as a crossing (the rules judge coverage first)
+            crossing = [(measures, "crossing" if lines_cross(measures) else reason) for measures, reason in rejected.untold]
+            on_one_stroke += likely_drawn(crossing, corners, verifier, SEEN_CROSSING, learned_fit, "crossing")
+        if len(on_one_stroke) == 1:  # which of a side's strokes is the side: where one is drawn near both corners
+            drawn += on_one_stroke
         for outline in drawn:
             if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
                 found.append(outline)
