@@ -2143,23 +2143,24 @@ def test_an_outline_only_the_verifier_accepted_may_lie_off_the_finders_corner_wh
     fitted = fit_outline(lab, box)
     assert fitted is not None and max(abs(np.subtract(fitted.box, box))) <= 0.6
     near = parse_box._near_the_finders_corners
-    assert near(lab, fitted, (40.0, 30.0, 201.5, 150.0))  # within LEARNED_FIT
-    assert near(lab, fitted, (40.0, 30.0, 202.6, 150.0))  # the finder's far corner 2.6 px off
-    assert near(lab, fitted, (37.4, 30.0, 200.0, 150.0))  # ... or its top-left corner
+    seen = (True, True)
+    assert near(lab, fitted, (40.0, 30.0, 201.5, 150.0), seen)  # within LEARNED_FIT
+    assert near(lab, fitted, (40.0, 30.0, 202.6, 150.0), seen)  # the finder's far corner 2.6 px off
+    assert near(lab, fitted, (37.4, 30.0, 200.0, 150.0), seen)  # ... or its top-left corner
     # only from a corner the finder sees: the far corner for x1, the labelled one for x0
     assert not near(lab, fitted, (40.0, 30.0, 202.6, 150.0), (True, False))
     assert near(lab, fitted, (40.0, 30.0, 202.6, 150.0), (False, True))
     assert not near(lab, fitted, (37.4, 30.0, 200.0, 150.0), (False, True))
     assert near(lab, fitted, (40.0, 30.0, 201.5, 150.0), (False, False))  # (within LEARNED_FIT, seen or not)
-    assert not near(lab, fitted, (40.0, 30.0, 203.6, 150.0))  # past STROKE_FIT
+    assert not near(lab, fitted, (40.0, 30.0, 203.6, 150.0), seen)  # past STROKE_FIT
     for shifted in ({"x1": fitted.x1 + 2.6}, {"y0": fitted.y0 - 2.6}):  # a side fitted beside its stroke
-        assert not near(lab, dataclasses.replace(fitted, **shifted), box), shifted
+        assert not near(lab, dataclasses.replace(fitted, **shifted), box, seen), shifted
     if width == 1:  # (wider strokes 2.6 px apart merge into one band)
         # a second line of the box's colour 2.6 px outside its right side (as a scene edge), where
         # the finder put the side: the fit on the box's own stroke is then no better than its line
         lab = to_lab(outlines_only(noisy(7), {"A": box, "edge": (*box[:2], box[2] + 2.6, box[3])}, width))
         assert parse_box._centred_on_ink(lab, fitted, 2) and parse_box._the_finders_line_on_ink(lab, fitted, 2, 202.6)
-        assert not near(lab, fitted, (40.0, 30.0, 202.6, 150.0))
+        assert not near(lab, fitted, (40.0, 30.0, 202.6, 150.0), seen)
 
 
 def test_a_verifier_only_outline_is_taken_past_learned_fit_only_from_a_corner_the_finder_sees(monkeypatch):
@@ -2177,7 +2178,8 @@ def test_a_verifier_only_outline_is_taken_past_learned_fit_only_from_a_corner_th
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     near = parse_box._near_the_finders_corners
-    monkeypatch.setattr(parse_box, "_near_the_finders_corners", lambda lab, outline, proposed, seen: near(lab, outline, proposed))
+    monkeypatch.setattr(parse_box, "_near_the_finders_corners",
+                        lambda lab, outline, proposed, seen: near(lab, outline, proposed, (True, True)))
     _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
     assert {"A", "C", "D"} <= set(missing)
 
@@ -2203,7 +2205,7 @@ def test_a_verifier_only_side_moved_off_the_finders_stroke_is_not_taken():
                 patch.setattr(parse_box, "_the_finders_line_on_ink", lambda *args: False)
             if undone in ("seen", "both"):
                 patch.setattr(parse_box, "_near_the_finders_corners",
-                              lambda lab, outline, proposed, seen: near(lab, outline, proposed))
+                              lambda lab, outline, proposed, seen: near(lab, outline, proposed, (True, True)))
             markers, missing, _ = read()
         if undone == "both":
             assert not missing and max(abs(np.subtract(markers["D"].box, boxes["D"]))) > 2.0

@@ -415,6 +415,7 @@ def _fitted_within(box: tuple[float, float, float, float], outlines: list[Outlin
 
 
 # per side of a box (x0, y0, x1, y1): its name, where it lies across, and its span along
+_SIDE_AT = (2, 0, 3, 1)  # box coordinate x0, y0, x1, y1 -> its side (merged_side: 0 top, 1 bottom, 2 left, 3 right)
 _SIDES = (("top", 1, 0, 2), ("bottom", 3, 0, 2), ("left", 0, 1, 3), ("right", 2, 1, 3))
 
 
@@ -889,10 +890,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
             outline = fits[(x1, y1)][1].overruled_by(second_opinion)
         if outline is None or abs(outline.x0 - corner.x) > CORNER_FIT or abs(outline.y0 - corner.y) > CORNER_FIT:
             return False
-        seen = (max(corner.scores.get(label, 0.0) for label in BOX_LABELS) >= FAR_SEEN,
-                _far_read_at(x1, y1, fars) >= FAR_SEEN)
-        if second_opinion is not None and not _near_the_finders_corners(lab, outline, (corner.x, corner.y, x1, y1),
-                                                                        seen):
+        if second_opinion is not None and not _near_the_finders_corners(
+                lab, outline, (corner.x, corner.y, x1, y1), _corners_seen(corner, x1, y1, fars)):
             return False
         if outline.coverage < min_coverage:
             return False
@@ -997,8 +996,14 @@ def _far_read_at(x: float, y: float, proposals: Sequence[Proposal]) -> float:
                default=0.0)
 
 
+def _corners_seen(corner: Proposal, x1: float, y1: float, fars: Sequence[Proposal]) -> tuple[bool, bool]:
+    """Whether the finder sees `corner` as a labelled one and a far corner at (x1, y1), each at FAR_SEEN."""
+    return (max(corner.scores.get(label, 0.0) for label in BOX_LABELS) >= FAR_SEEN,
+            _far_read_at(x1, y1, fars) >= FAR_SEEN)
+
+
 def _near_the_finders_corners(lab: np.ndarray, outline: Outline, proposed: tuple[float, float, float, float],
-                              seen: tuple[bool, bool] = (True, True)) -> bool:
+                              seen: tuple[bool, bool]) -> bool:
     """Whether an outline only the verifier accepted lies near enough the finder's corners
     `proposed` (x0, y0, x1, y1) to be their box: within LEARNED_FIT px, or within STROKE_FIT px
     where every side further off than LEARNED_FIT is centred on a run of its ink (ON_STROKE), the
@@ -1016,7 +1021,7 @@ def _near_the_finders_corners(lab: np.ndarray, outline: Outline, proposed: tuple
 def _centred_on_ink(lab: np.ndarray, outline: Outline, k: int) -> bool:
     """Whether the side at box coordinate `k` (0-3: x0, y0, x1, y1) of `outline` has a run of its
     ink across it centred within ON_STROKE px of its line."""
-    off = off_centre(lab, outline, (2, 0, 3, 1)[k])  # (left, top, right, bottom)
+    off = off_centre(lab, outline, _SIDE_AT[k])
     return off is not None and abs(off) <= ON_STROKE
 
 
@@ -1036,7 +1041,7 @@ def _off_its_stroke(lab: np.ndarray, outline: Outline, twin: Outline) -> bool:
     apart = [k for k in range(4) if abs(outline.box[k] - twin.box[k]) >= SAME_BOX]
     if len(apart) != 1 or abs(outline.box[apart[0]] - twin.box[apart[0]]) >= max(outline.width, twin.width):
         return False
-    side = (2, 0, 3, 1)[apart[0]]  # box coordinate x0, y0, x1, y1 -> side left, top, right, bottom
+    side = _SIDE_AT[apart[0]]
     off, twin_off = off_centre(lab, outline, side), off_centre(lab, twin, side)
     return off is not None and twin_off is not None and abs(twin_off) <= ON_STROKE < abs(off)
 
