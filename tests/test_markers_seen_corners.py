@@ -48,7 +48,7 @@ def a_at_3_112():
 
 def between(corner, fits, fars, probability, others=()):
     return between_seen_corners(corner, fits, fars, SetVerifier(probability), parse_box.FAR_SEEN,
-                                parse_box.LEARNED_FIT, parse_box.SAME_BOX, others)
+                                parse_box._within_learned_fit, parse_box.SAME_BOX, others)
 
 
 def test_a_coverage_rectangle_between_seen_corners_is_taken_at_seen_acceptance(a_at_3_112):
@@ -238,3 +238,11 @@ def test_an_untold_crossing_box_is_placed_end_to_end(monkeypatch):
     B's box, placed without this, leaves A to the last box.)"""
     from adapters.markers import seen_corners
     assert_a_placed_only_as_it_is(monkeypatch, 86, 23, seen_corners, "lines_cross", lambda measures: False)
+
+
+def test_a_box_between_seen_corners_fitted_on_its_stroke_a_few_px_from_the_finders_corner_is_placed(monkeypatch):
+    """Box seed 154 image 134: A's rectangle between seen corners is rejected by the rules and found
+    drawn, its fit on A's strokes but over LEARNED_FIT px from the finder's corner, whose line for that
+    side is on no ink. Near enough as parse_box._near_the_finders_corners judges (within STROKE_FIT),
+    A is placed right; within LEARNED_FIT only, as before, A is missing."""
+    assert_a_placed_only_as_it_is(monkeypatch, 154, 134, parse_box, "STROKE_FIT", parse_box.LEARNED_FIT)

@@ -38,7 +38,7 @@ Anything else leaves the label missing, with the reason.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -90,8 +90,9 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
                 return None, f"a corner read as {label} starts an outline the rules pass, and it was not placed"
             if far.scores.get(FAR_CORNER, 0.0) < LAST_FAR:
                 continue
-            for outline in likely_drawn(rejected.rejected, (corner.x, corner.y, far.x, far.y), verifier, LAST_ACCEPTANCE,
-                                        learned_fit):
+            corners = (corner.x, corner.y, far.x, far.y)
+            for outline in likely_drawn(rejected.rejected, verifier, LAST_ACCEPTANCE,
+                                        lambda o: max(abs(np.subtract(o.box, corners))) <= learned_fit):
                 if any(max(abs(outline.x1 - o.x1), abs(outline.y1 - o.y1)) < same_box for o in placed.values()):
                     continue
                 if not any(max(abs(np.subtract(outline.box, o.box))) < same_box for o in found):
@@ -110,13 +111,12 @@ def last_box(label: str, labels: Sequence[str], placed: dict[str, Outline], read
     return (None, why_not) if why_not else (outline, "")
 
 
-def likely_drawn(rejected: Sequence[tuple[OutlineMeasures, str]], corners: tuple[float, float, float, float],
-                 verifier: ProbabilityVerifier, acceptance: float, learned_fit: float,
-                 for_reason: str = "coverage") -> list[Outline]:
+def likely_drawn(rejected: Sequence[tuple[OutlineMeasures, str]], verifier: ProbabilityVerifier, acceptance: float,
+                 near: Callable[[Outline], bool], for_reason: str = "coverage") -> list[Outline]:
     """The outlines (learned) of the rectangles the rules `rejected` (measures, reason: as
     Rejections keeps them) for `for_reason` alone (for coverage: no lines crossing at a far corner
-    either), that `verifier` finds drawn at `acceptance` or more and that lie within `learned_fit`
-    px of the finder's two `corners` (x0, y0, x1, y1)."""
+    either), that `verifier` finds drawn at `acceptance` or more and that lie `near` the finder's
+    corners (a test of the outline: within LEARNED_FIT px of them for last_box)."""
     out = []
     for measures, reason in rejected:
         if reason != for_reason or (reason == "coverage" and lines_cross(measures)):
@@ -124,7 +124,7 @@ def likely_drawn(rejected: Sequence[tuple[OutlineMeasures, str]], corners: tuple
         if verifier.probability(measures) < acceptance:
             continue
         outline = outline_of(measures, learned=True)
-        if max(abs(np.subtract(outline.box, corners))) <= learned_fit:
+        if near(outline):
             out.append(outline)
     return out
 

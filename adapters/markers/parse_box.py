@@ -175,8 +175,13 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
     weighing = verifier if isinstance(verifier, ProbabilityVerifier) else None
     if reader is not None and weighing is not None:
         found_elsewhere = [o for found in found_per_corner for o in found]  # (a corner read surely starts none)
+
+        def near_seen_corners(outline: Outline, corners: tuple[float, float, float, float]) -> bool:
+            # both corners are seen there: the reader is sure of the label, the finder of the far corner
+            return _near_the_finders_corners(lab, outline, corners, (True, True))
+
         for k in _corners_read_surely(reader, rgb, read, found_per_corner, wanted):
-            found_per_corner[k] = between_seen_corners(read[k], fits_at[k], fars, weighing, FAR_SEEN, LEARNED_FIT,
+            found_per_corner[k] = between_seen_corners(read[k], fits_at[k], fars, weighing, FAR_SEEN, near_seen_corners,
                                                        SAME_BOX, found_elsewhere)
     for p, found in zip(read, found_per_corner):
         outlines += found
@@ -346,7 +351,9 @@ def _to_its_own_far_corner(lab: np.ndarray, refused: Marker, markers: dict[str, 
         if _fitted_within(refused.box, found) is None:
             continue
         elsewhere = [o for o in outlines if not any(o is f for f in found)]
-        own = [o for o in between_seen_corners(corner, fits, fars, weighing, FAR_SEEN, LEARNED_FIT, SAME_BOX, elsewhere)
+        # within LEARNED_FIT only: the corner reader need not be sure of the label at this corner
+        own = [o for o in between_seen_corners(corner, fits, fars, weighing, FAR_SEEN, _within_learned_fit, SAME_BOX,
+                                               elsewhere)
                if not shares_far_corner(o.box, placed, H, W) and not any(_same(o, f) for f in found)]
         if len(own) != 1:
             return None
@@ -1000,6 +1007,11 @@ def _corners_seen(corner: Proposal, x1: float, y1: float, fars: Sequence[Proposa
     """Whether the finder sees `corner` as a labelled one and a far corner at (x1, y1), each at FAR_SEEN."""
     return (max(corner.scores.get(label, 0.0) for label in BOX_LABELS) >= FAR_SEEN,
             _far_read_at(x1, y1, fars) >= FAR_SEEN)
+
+
+def _within_learned_fit(outline: Outline, proposed: tuple[float, float, float, float]) -> bool:
+    """Whether every coordinate of `outline` lies within LEARNED_FIT px of the finder's corners `proposed`."""
+    return bool(np.abs(np.subtract(outline.box, proposed)).max() <= LEARNED_FIT)
 
 
 def _near_the_finders_corners(lab: np.ndarray, outline: Outline, proposed: tuple[float, float, float, float],

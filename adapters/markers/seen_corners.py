@@ -13,19 +13,23 @@ A rectangle between them is then taken at SEEN_ACCEPTANCE when:
 
 - the rules rejected it only for a side drawn too little (coverage), with no line going on past
   a far corner as two boxes' lines crossing do;
-- it lies within LEARNED_FIT px of both corners (a side fitted on a scene edge a few px off its
-  own stroke passes the verifier too, and that guard turns it away).
+- it lies near both corners as a verifier-only outline must (parse_box._near_the_finders_corners:
+  within LEARNED_FIT px, or within STROKE_FIT px where each side further off is centred on its
+  ink and the finder's line for it is not; a side fitted on a scene edge a few px off its own
+  stroke passes the verifier too, and that guard turns it away). Both corners are seen here, so
+  the allowance holds at either (box seed 154 image 134's A: a side on its stroke 2-3 px from the
+  finder's line, which lies on no ink).
 
 The same holds where a side's profile shows two strokes of the box's look a few px apart (a scene
 edge beside a 1 px side) that the rules cannot tell apart and reject the rectangle on each for
 coverage (box_outline._told_apart keeps them as Rejections.untold): the rectangle on one of them is
-taken when it is the only one of them that passes the verifier at SEEN_ACCEPTANCE within
-LEARNED_FIT px of both corners (box seed 106 image 44's A: its bottom side and a scene edge 3.3 px
+taken when it is the only one of them that passes the verifier at SEEN_ACCEPTANCE near both
+corners (box seed 106 image 44's A: its bottom side and a scene edge 3.3 px
 off, the rectangles on them at 0.99 and 0.83, the second 3.3 px from the finder's corner).
 
 A rectangle the rules rejected for a crossing (a line going on past a far corner: another box's
-line through it, or a side on another box's line) is taken at SEEN_CROSSING, within LEARNED_FIT
-px of both corners too, unless it ends where an outline from another corner ends: from a box's
+line through it, or a side on another box's line) is taken at SEEN_CROSSING, near both corners
+too, unless it ends where an outline from another corner ends: from a box's
 corner the verifier finds the rectangle to another box's far corner drawn too, its sides run on
 its own lines and end on that box's (box seed 62 image 107's C, to D's far corner: the last look
 refused it, and C's own box, which last_box would have found, was lost with it). A rectangle on
@@ -41,7 +45,7 @@ at ACCEPTANCE do (Outline.learned).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -66,7 +70,8 @@ SEEN_CROSSING = 0.9
 
 def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple[bool, Rejections]],
                          fars: Sequence[Proposal], verifier: ProbabilityVerifier, far_seen: float,
-                         learned_fit: float, same_box: float, others: Sequence[Outline] = ()) -> list[Outline]:
+                         near_corners: Callable[[Outline, tuple[float, float, float, float]], bool], same_box: float,
+                         others: Sequence[Outline] = ()) -> list[Outline]:
     """The distinct outlines from `corner` (the corner reader is sure of its label:
     parse_box._corners_read_surely) to a far corner of `fars` the finder sees (`far_seen`), that
     the rules rejected only for coverage and the verifier finds drawn at SEEN_ACCEPTANCE, or for a
@@ -74,8 +79,10 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
     (the outlines found from other corners) (module doc).
 
     fits: the rules' fit from `corner` to each far corner tried, (x1, y1) -> (whether an outline
-    passed, what they rejected), as parse_box._outlines_from recorded it; far_seen, learned_fit,
-    same_box: parse_box's FAR_SEEN and tolerances (px)."""
+    passed, what they rejected), as parse_box._outlines_from recorded it; near_corners(outline,
+    (x0, y0, x1, y1)): whether an outline lies near enough the finder's two corners to be their box
+    (parse_box._near_the_finders_corners, both corners seen); far_seen, same_box: parse_box's
+    FAR_SEEN and SAME_BOX (px)."""
     found: list[Outline] = []
     for far in fars:
         if far.scores.get(FAR_CORNER, 0.0) < far_seen or (far.x, far.y) not in fits:
@@ -84,14 +91,18 @@ def between_seen_corners(corner: Proposal, fits: dict[tuple[float, float], tuple
         if passed:
             continue
         corners = (corner.x, corner.y, far.x, far.y)
-        drawn = likely_drawn(rejected.rejected, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
-        on_one_stroke = likely_drawn(rejected.untold, corners, verifier, SEEN_ACCEPTANCE, learned_fit)
+
+        def near(outline: Outline) -> bool:
+            return near_corners(outline, corners)
+
+        drawn = likely_drawn(rejected.rejected, verifier, SEEN_ACCEPTANCE, near)
+        on_one_stroke = likely_drawn(rejected.untold, verifier, SEEN_ACCEPTANCE, near)
         if not any(max(abs(far.x - o.x1), abs(far.y - o.y1)) < same_box for o in others):  # no other box's end
-            drawn += likely_drawn(rejected.rejected, corners, verifier, SEEN_CROSSING, learned_fit, "crossing")
+            drawn += likely_drawn(rejected.rejected, verifier, SEEN_CROSSING, near, "crossing")
             # a rectangle on one of a side's strokes rejected for coverage, with a line going on past
             # a far corner too, is weighed as a crossing (the rules judge coverage first)
             crossing = [(measures, "crossing" if lines_cross(measures) else reason) for measures, reason in rejected.untold]
-            on_one_stroke += likely_drawn(crossing, corners, verifier, SEEN_CROSSING, learned_fit, "crossing")
+            on_one_stroke += likely_drawn(crossing, verifier, SEEN_CROSSING, near, "crossing")
         if len(on_one_stroke) == 1:  # which of a side's strokes is the side: where one is drawn near both corners
             drawn += on_one_stroke
         for outline in drawn:
