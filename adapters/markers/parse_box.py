@@ -1021,9 +1021,9 @@ def _near_the_finders_corners(lab: np.ndarray, outline: Outline, proposed: tuple
     where every side further off than LEARNED_FIT is centred on a run of its ink (ON_STROKE), the
     side moved back to the finder's line is not, and the finder sees the corner it moves from
     (`seen`: its top-left corner, its far corner; STROKE_FIT)."""
-    apart = np.abs(np.subtract(outline.box, proposed))
-    if apart.max() <= LEARNED_FIT:
+    if _within_learned_fit(outline, proposed):
         return True
+    apart = np.abs(np.subtract(outline.box, proposed))
     if apart.max() > STROKE_FIT:
         return False
     return all(seen[k // 2] and _centred_on_ink(lab, outline, k)
