@@ -37,6 +37,7 @@ import torch
 from PIL import Image
 
 from specialists.engine import DTYPES, Engine, ImageRequest, ModelSpec, Preprocess, encode_image
+from specialists.precision import bf16_is_fast
 
 
 @dataclass
@@ -312,10 +313,8 @@ ENGINE_PASSES = 3
 
 
 def default_precision(device: torch.device) -> str:
-    """bf16 on CUDA and on CPUs with native bf16 dot products (AVX512-BF16 / AMX), else fp32."""
-    if device.type == "cuda" or (device.type == "cpu" and torch.cpu._is_avx512_bf16_supported()):
-        return "bf16"
-    return "fp32"
+    """bf16 where it is fast (CUDA GPUs with bf16, CPUs with AVX512-BF16 or AMX), else fp32."""
+    return "bf16" if bf16_is_fast(device) else "fp32"
 
 
 def run_case(name: str, device: torch.device, precision: str, quick: bool, compile_: bool, batch_size: int | None) -> dict:

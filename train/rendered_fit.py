@@ -1,7 +1,7 @@
 """The fit the marker networks share (train/markers_reader.py, train/markers_finder.py, ...): fresh
 rendered scenes every step, AdamW with a one-cycle schedule, channels_last and bf16 autocast where
-the hardware has bf16 units (`bf16_is_fast`) on the CPU or a CUDA GPU (`--device`), a JSON loss line
-every 100 steps, and the weights saved with their training record.
+the hardware has bf16 units (`specialists.precision.bf16_is_fast`) on the CPU or a CUDA GPU
+(`--device`), a JSON loss line every 100 steps, and the weights saved with their training record.
 
 A plain loop rather than Lightning's Trainer: the data is generated on the fly, there is no
 validation split to schedule and no checkpointing; a whole fit is half an hour on 2 CPU cores.
@@ -28,6 +28,7 @@ from adapters.markers.glyphs import HELD_OUT_FONTS
 from adapters.markers.scenes import TrainingScene, training_scene
 from adapters.markers.training_photos import photos_record, training_photos
 from adapters.markers.weights_file import TrainedNetwork
+from specialists.precision import bf16_is_fast
 
 
 def training_fonts() -> list[str]:
@@ -62,18 +63,6 @@ class SceneSamples(IterableDataset):
 
 
 TIMED_SCHEDULE_POSITIONS = 100_000  # fine enough that a timed schedule moves smoothly
-
-
-def bf16_is_fast(device: torch.device) -> bool:
-    """Whether bf16 autocast speeds these small conv nets up on `device`: on CUDA GPUs with bf16
-    support, and on CPUs with AVX-512 bf16 or AMX units. Elsewhere torch emulates bf16: on a
-    2-core AVX2 CPU (AMD EPYC, torch 2.14) the corner reader fitted 46-48 patches/s under it, against
-    456-495 in fp32."""
-    if device.type == "cuda":
-        return torch.cuda.is_bf16_supported()
-    # torch.cpu names these capabilities only in private helpers; without them, fp32 is the safe choice
-    probes = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
-    return any(probe() for probe in probes if probe is not None)
 
 
 def fit(kind: type[TrainedNetwork], stream: Callable[..., SceneSamples],
