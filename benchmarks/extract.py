@@ -365,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer images: each CPU case within a minute")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default=None,
-                        help="engine precision (default bf16 on CUDA and on CPUs with native bf16, else fp32)")
+                        help="engine precision (default: bf16 on CUDA GPUs with bf16 and on CPUs with "
+                             "AVX512-BF16 or AMX, else fp32)")
     parser.add_argument("--compile", action="store_true", help="torch.compile the engine's model")
     parser.add_argument("--batch-size", type=int, default=None)
     args = parser.parse_args(argv)
