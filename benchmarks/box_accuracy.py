@@ -10,7 +10,7 @@ reader alone reads the right label at each box's true top-left corner). A wrong 
 a box returned at the wrong place; an image is answered when every box on it is placed. Boxes in
 the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder, reader or outline verifier) and
 on photographs (never used to train them either) are reported apart, as are images by how many
-boxes they hold (BLINK's Object_Localization draws two), and boxes placed on an outline only the
+boxes they hold (BLINK's Object_Localization draws two), alone and in the held-out fonts, and boxes placed on an outline only the
 outline verifier accepted (placed_on_learned_outlines: its "boxes" are those placed).
 
     .venv/bin/python benchmarks/box_accuracy.py [--n 200] [--seed 0] [--size 320x240]
@@ -90,10 +90,13 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
                                "why": missing.get(label), "answered": not missing})
             if marker is not None and marker.box in learned:  # its outline the verifier accepted
                 groups["placed_on_learned_outlines"].update(right=int(right), wrong=int(wrong), boxes=1)
-            for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if style.font in HELD_OUT_FONTS
-                          else "training_fonts", "photo" if kind == "photo" else "procedural",
-                          f"{len(labels)}_boxes_per_image"):
-                groups[group].update(right=int(right), wrong=int(wrong), boxes=1)
+            held_out = style.font in HELD_OUT_FONTS
+            for group in ("all", f"stroke_{style.ring_width}px", "held_out_fonts" if held_out else "training_fonts",
+                          "photo" if kind == "photo" else "procedural", f"{len(labels)}_boxes_per_image",
+                          # a style never trained on, in BLINK's layout too (2 boxes)
+                          f"held_out_fonts_{len(labels)}_boxes_per_image" if held_out else None):
+                if group is not None:
+                    groups[group].update(right=int(right), wrong=int(wrong), boxes=1)
         if reader is not None:  # the reader alone, at the true corners (read_boxes reads fitted ones)
             read = reader.probabilities(drawn, [truth[:2] for truth in boxes.values()]).argmax(axis=1)
             for label, k in zip(boxes, read):

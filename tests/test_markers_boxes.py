@@ -1604,7 +1604,8 @@ def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypa
 def test_the_box_benchmark_lists_every_box_it_did_not_find_right(tmp_path):
     """benchmarks/box_accuracy.py's `misses`: one record per box not found right, so the figures
     and the list agree; each names the image's labels and either where the box was placed or why
-    not. Its CLI writes them as JSON lines."""
+    not. Its CLI writes them as JSON lines. The held-out fonts' boxes are also counted per image
+    layout (BLINK's is 2 boxes), and those groups add up to the held-out figure."""
     import json
     import subprocess
     import sys
@@ -1620,6 +1621,11 @@ def test_the_box_benchmark_lists_every_box_it_did_not_find_right(tmp_path):
         assert (miss["found"] is None) == (miss["why"] is not None)
         assert miss["answered"] == (miss["why"] is None and not any(
             m["why"] for m in misses if m["image"] == miss["image"]))
+    held_out_by_layout = {group: c for group, c in figures.items() if group.startswith("held_out_fonts_")}
+    assert set(held_out_by_layout) == {"held_out_fonts_2_boxes_per_image", "held_out_fonts_3_boxes_per_image"}
+    for key in ("right", "boxes"):  # seed 11's images 6 (3 boxes) and 9 (2 boxes) are its held-out ones
+        assert sum(c[key] for c in held_out_by_layout.values()) == figures["held_out_fonts"][key]
+    assert held_out_by_layout["held_out_fonts_2_boxes_per_image"]["boxes"] == 2
     out = tmp_path / "misses.jsonl"
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run([sys.executable, str(root / "benchmarks" / "box_accuracy.py"), "--n", "12", "--seed", "11",
