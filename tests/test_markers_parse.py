@@ -458,6 +458,36 @@ def test_a_ring_fitted_at_another_radius_than_the_others_is_recentred_or_taken_b
         assert d.xy == moved_to if outcome == "moved" else np.hypot(*np.subtract(d.xy, FOUR_POINTS["D"])) <= 1.0
 
 
+@pytest.mark.parametrize("b_radius, proposed, outcome", [
+    (8.5, "AB", "kept"),  # B 0.5 px smaller than A: within ODD_PAIR, both rings stand
+    (6.5, "A", "B missing"),  # 2.5 px smaller: both in doubt; A stays at the finder's A, B is taken back
+    (6.5, "AB", "both moved"),  # ... and with the finder reading B at its centre, both are placed there
+])
+def test_two_rings_fitted_at_radii_apart_are_both_judged(b_radius, proposed, outcome):
+    """Two rings of one question drawn alike but fitted more than ODD_PAIR px apart: either may be
+    the one fitted off (fresh 640x480 seed 21, images 219 and 252, were answered with a point
+    2.2 and 3.8 px off), so each stays only where the centre finder reads its label within
+    FINDER_NEAR px, moved to that proposal."""
+    from tests.marker_oracles import OracleFinder, OracleReader
+    points = {k: ELIMINATION_POINTS[k] for k in "AB"}
+    drawn = draw_points(gradient(3), {"A": points["A"]}, ELIMINATION_STYLE)
+    drawn = draw_points(drawn, {"B": points["B"]}, with_style(ELIMINATION_STYLE, radius=b_radius))
+    reader = OracleReader({xy: {k: 0.9, NONE: 0.1} for k, xy in points.items()})
+    finder_at = {k: (points[k][0] + 0.5, points[k][1]) for k in proposed}  # the finder's centres, 0.5 px off
+    finder = OracleFinder([(x, y, {k: 0.9}) for k, (x, y) in finder_at.items()])
+    parsed = parse_image(drawn, list(points), patch_reader=reader, centre_finder=finder)
+    if outcome == "kept":
+        assert not parsed.missing
+        assert all(np.hypot(*np.subtract(parsed.markers[k].xy, points[k])) <= 1.0 for k in "AB")
+        assert parsed.markers["A"].xy != finder_at["A"]  # the ring's own fit, not moved
+    else:
+        assert parsed.markers["A"].xy == finder_at["A"]
+        if outcome == "B missing":
+            assert "B" not in parsed.markers and "fitted at radius" in parsed.missing["B"]
+        else:
+            assert not parsed.missing and parsed.markers["B"].xy == finder_at["B"]
+
+
 @pytest.mark.parametrize("p_ref, placed", [(0.93, True), (0.85, False)])
 def test_a_lone_ref_with_no_word_is_placed_where_the_patch_reader_is_sure_of_it(p_ref, placed):
     """REF alone (Visual_Correspondence's first image), its ring bare: no style to be like, so the
