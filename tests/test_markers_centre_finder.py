@@ -2,6 +2,7 @@
 rule for using it (tested with oracle proposals and readings, so the rule is checked apart from
 the networks' skill)."""
 
+import cv2
 import numpy as np
 import pytest
 import torch
@@ -361,3 +362,22 @@ def test_a_timed_fit_with_no_time_for_a_step_writes_nothing(tmp_path, capsys, mi
     else:
         assert message in str(stopped.value)
     assert not (tmp_path / "finder.safetensors").exists()
+
+
+@pytest.mark.parametrize("radius, placed", [(STYLE.radius, False), (14, True)])
+def test_a_proposal_a_few_px_from_a_ring_in_the_markers_style_takes_no_label(radius, placed):
+    """The finder proposes C 3 px from a ring drawn as A's and B's are, which the reader reads as
+    no marker: one of the two centres is off, and which one neither network says, so C stays
+    missing. A ring of another radius there is no marker's (it was never in the markers' style),
+    and C goes to the finder's centre."""
+    image = without_c()
+    x, y = POINTS["C"]
+    cv2.circle(image, (int(x), int(y)), int(radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    proposal = (x + 3.0, y)
+    table = {POINTS["A"]: {"A": 1.0}, POINTS["B"]: {"B": 1.0}, proposal: {"C": 0.9, NONE: 0.1}}
+    parsed = parse(image, [(*proposal, {"C": 0.9})], table)
+    assert ("C" in parsed.markers) is placed
+    if placed:
+        assert parsed.markers["C"].source == "finder" and parsed.markers["C"].xy == proposal
+    else:
+        assert "a ring in the markers' style" in parsed.missing["C"]
