@@ -327,14 +327,25 @@ def test_a_close_reading_of_a_ring_needs_the_finder_to_read_the_same(finder_read
         assert "its reading is close (C p=0.50, next 0.45)" in parsed.missing["C"]
 
 
-@pytest.mark.parametrize("off, placed", [(1.0, True), (3.5, False), (8.0, True)])
-def test_a_ring_the_finder_centres_a_few_px_away_takes_no_label_by_the_reader(off, placed):
+@pytest.mark.parametrize("radius, off, placed", [
+    (STYLE.radius, 1.0, True),
+    (STYLE.radius + 2, 3.5, False),  # 2 px wider than A's and B's rings: a scene ring, or one fitted off
+    (STYLE.radius, 3.5, True),  # drawn as A's and B's are: the finder's centre is the one off
+    (STYLE.radius, 8.0, True),
+])
+def test_a_ring_the_finder_centres_a_few_px_away_takes_no_label_by_the_reader(radius, off, placed):
     # the finder's centre (whatever label it reads) 2-5 px from the ring's: a smaller scene ring
-    # inside the marker's, or one fitted off-centre; farther away it is another place
-    proposal = [(POINTS["C"][0] + off, POINTS["C"][1], {"A": 0.4})]
-    parsed = parse(blotted(), proposal, {**SURE, POINTS["C"]: {"C": 0.9, NONE: 0.1}})
+    # inside the marker's, or one fitted off-centre, unless the ring is in the placed markers'
+    # style; farther away it is another place
+    image = without_c()
+    x, y = POINTS["C"]
+    cv2.circle(image, (int(x), int(y)), int(radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
+    proposal = [(x + off, y, {"A": 0.4})]
+    parsed = parse(image, proposal, {**SURE, POINTS["C"]: {"C": 0.9, NONE: 0.1}})
     assert ("C" in parsed.markers) is placed
-    if not placed:
+    if placed:
+        assert np.hypot(*np.subtract(parsed.markers["C"].xy, POINTS["C"])) <= 1
+    else:
         assert "centred 3.5 px from where the centre finder puts a marker" in parsed.missing["C"]
 
 
@@ -366,14 +377,13 @@ def test_a_timed_fit_with_no_time_for_a_step_writes_nothing(tmp_path, capsys, mi
 
 @pytest.mark.parametrize("radius, placed", [(STYLE.radius, False), (14, True)])
 def test_a_proposal_a_few_px_from_a_ring_in_the_markers_style_takes_no_label(radius, placed):
-    """The finder proposes C 3 px from a ring drawn as A's and B's are, which the reader reads as
+    """The finder proposes C 3.5 px from a ring drawn as A's and B's are, which the reader reads as
     no marker: one of the two centres is off, and which one neither network says, so C stays
-    missing. A ring of another radius there is no marker's (it was never in the markers' style),
-    and C goes to the finder's centre."""
+    missing. A ring of another radius there is no marker's, and C goes to the finder's centre."""
     image = without_c()
     x, y = POINTS["C"]
     cv2.circle(image, (int(x), int(y)), int(radius), STYLE.colour, STYLE.ring_width, cv2.LINE_AA)
-    proposal = (x + 3.0, y)
+    proposal = (x + 3.5, y)  # the oracle reads C within 3 px of it: not at the ring
     table = {POINTS["A"]: {"A": 1.0}, POINTS["B"]: {"B": 1.0}, proposal: {"C": 0.9, NONE: 0.1}}
     parsed = parse(image, [(*proposal, {"C": 0.9})], table)
     assert ("C" in parsed.markers) is placed

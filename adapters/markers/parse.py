@@ -694,7 +694,7 @@ def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, read
             if why == UNLIKE_RING and _refit_in_style(rgb, lab, parsed, reader, label, candidates, probabilities,
                                                       placed_rings):
                 why = _patch_verdict(label, candidates, probabilities, placed_rings, lone)
-            why = why or _finder_doubts(label, candidates, probabilities, proposals, parsed)
+            why = why or _finder_doubts(label, candidates, probabilities, proposals, parsed, placed_rings)
             if why:
                 why_not[label] = why
                 continue
@@ -772,14 +772,17 @@ def _refit_in_style(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader
 
 
 def _finder_doubts(label: str, candidates: list[Circle], probabilities: np.ndarray,
-                   proposals: list[Proposal] | None, parsed: ImageParse) -> str:
+                   proposals: list[Proposal] | None, parsed: ImageParse, placed_rings: Sequence[Circle] = ()) -> str:
     """Why the centre finder's proposals (None: no finder) forbid `label` at the candidate circle
     the patch reader gives it most ("" when they do not).
 
     - The finder's nearest centre (score >= FINDER_MIN_SCORE, any label: its centres are surer
       than its labels) is AGREED_CENTRE-FINDER_NEAR px away: the circle is a small scene ring
       inside the marker's, or one fitted off-centre (right placements on markers_accuracy seeds 0
-      and 5 and 200x150 seed 3: all 179 within 1.6 px of it).
+      and 5 and 200x150 seed 3: all 179 within 1.6 px of it). Not so for a ring in the placed
+      markers' style (`placed_rings`; _in_markers_style): where such a ring and the finder's centre
+      lay 2.1-2.2 px apart, the ring was 0.1 and 0.5 px from the drawn centre, the finder 2.1 and
+      1.8 px (markers_accuracy 320x240 seed 26 image 279, seed 0 image 50).
     - The reading leads the circle's next asked label by less than PATCH_MARGIN: then the finder's
       likeliest asked label there must be this one (without a finder, such a reading is refused).
     """
@@ -794,7 +797,7 @@ def _finder_doubts(label: str, candidates: list[Circle], probabilities: np.ndarr
     sure = [p for p in proposals if p.score >= FINDER_MIN_SCORE]
     nearest = min(sure, key=lambda p: np.hypot(p.x - c.x, p.y - c.y), default=None)
     off = float(np.hypot(nearest.x - c.x, nearest.y - c.y)) if nearest else np.inf
-    if AGREED_CENTRE < off <= FINDER_NEAR:
+    if AGREED_CENTRE < off <= FINDER_NEAR and not _in_markers_style(c, placed_rings):
         return f"its circle is centred {off:.1f} px from where the centre finder puts a marker"
     if close:
         finder_label = (max(asked, key=lambda other: nearest.scores.get(other, 0.0))
@@ -976,22 +979,25 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
                                        colour=ring.colour if ring else None, source="finder")
 
 
+def _in_markers_style(ring: Circle, placed_rings: Sequence[Circle]) -> bool:
+    """Whether `ring` is drawn as the placed markers' rings are: alike them (_rings_alike) and its
+    radius within ODD_RADIUS px of their median. False when none is placed."""
+    return (bool(placed_rings) and abs(ring.r - float(np.median([c.r for c in placed_rings]))) <= ODD_RADIUS
+            and _rings_alike([ring, *placed_rings]))
+
+
 def _ring_beside_proposal(label: str, xy: tuple[float, float], rings: Sequence[Circle],
                           placed_rings: Sequence[Circle]) -> str:
     """Why a label may not go to a centre finder's proposal with no ring of its own at `xy` ("" when
     it may): a free ring in the placed markers' style (alike them, its radius within ODD_RADIUS of
-    theirs) lies AGREED_CENTRE-FINDER_NEAR px from it. Either that ring is the marker's and the
-    finder's centre is off, or the ring was fitted off and the finder is right: which, neither
-    network says (markers_accuracy 320x240 seed 26, image 279: D's ring, read D 0.91, was left
-    because the finder put D 2.2 px from it, and D went to the finder's centre, 2.1 px off the
-    drawn one, with the reader at 0.54 there: a question answered wrong)."""
-    if not placed_rings:
-        return ""
-    radius = float(np.median([c.r for c in placed_rings]))
+    theirs) lies AGREED_CENTRE-FINDER_NEAR px from it. Such a ring is the label's when the patch
+    reader reads it there (_finder_doubts lets it); where it does not, neither network says which
+    centre is right. (Before, markers_accuracy 320x240 seed 26, image 279: D's ring, read D 0.91,
+    was left because the finder put D 2.2 px from it, and D went to the finder's centre, 2.1 px
+    off the drawn one, with the reader at 0.54 there: a question answered wrong.)"""
     for c in rings:
         off = float(np.hypot(c.x - xy[0], c.y - xy[1]))
-        if (AGREED_CENTRE < off <= FINDER_NEAR and abs(c.r - radius) <= ODD_RADIUS
-                and _rings_alike([c, *placed_rings])):
+        if AGREED_CENTRE < off <= FINDER_NEAR and _in_markers_style(c, placed_rings):
             return (f"the finder's centre for {label} lies {off:.1f} px from a ring in the markers' style: "
                     "which is the marker's centre is unclear")
     return ""
