@@ -53,7 +53,7 @@ import itertools
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -134,7 +134,7 @@ UNASKED_MAX = 0.7
 PATCH_VETO = 0.9  # a word-placed marker is taken back when its ring reads this surely as another class
 ELIMINATION_VETO = 0.75  # ... and one placed by elimination, when this surely (right ones read 0.55-0.66 as another)
 SWAP_NONE = 0.5  # a word-placed marker whose ring reads this surely as no marker, while its word holds a ring read as its label
-UNLIKE_RING = "its ring is unlike the other markers' rings"  # _patch_verdict's reason that _refit_in_style answers
+UNLIKE_RING = "its ring is unlike the other markers' rings"  # a verdict's reason; _refit_in_style answers _patch_verdict's
 # _refit_in_style: how far (px) from a candidate the ring of the placed markers' style it looks for may be centred
 # (the reader's patches are trained on centres up to 1.5 px off: train.markers_reader.JITTER)
 REFIT_OFF = 1.5
@@ -647,17 +647,23 @@ def _swapped(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: Patch
     return float(there[CLASSES.index(label)])
 
 
-def _ring_inside(rgb: np.ndarray, lab: np.ndarray, rect, r: float) -> Circle | None:
-    """A drawn ring of radius about `r` centred inside `rect` (x0, y0, x1, y1), faint ones too
-    (FAINT_CONTRAST), tried at the rect's centre and a pixel around it; None when there is none."""
-    x0, y0, x1, y1 = rect
-    cx, cy = int(round((x0 + x1 - 1) / 2)), int(round((y0 + y1 - 1) / 2))
+def _rings_around(rgb: np.ndarray, lab: np.ndarray, cx: int, cy: int, r: float) -> Iterator[Circle]:
+    """The drawn rings of radius about `r` (±0.5 px) that verify at (cx, cy) or a pixel around it,
+    faint ones too (FAINT_CONTRAST), nearest start first."""
     for dx, dy in itertools.product((0, -1, 1), repeat=2):
         for radius in (r, r - 0.5, r + 0.5):
             ring = verify_circle(rgb, lab, cx + dx, cy + dy, radius, FAINT_CONTRAST)
-            if ring is not None and x0 <= ring.x < x1 and y0 <= ring.y < y1:
-                return ring
-    return None
+            if ring is not None:
+                yield ring
+
+
+def _ring_inside(rgb: np.ndarray, lab: np.ndarray, rect, r: float) -> Circle | None:
+    """A drawn ring of radius about `r` centred inside `rect` (x0, y0, x1, y1) (_rings_around the
+    rect's centre); None when there is none."""
+    x0, y0, x1, y1 = rect
+    cx, cy = int(round((x0 + x1 - 1) / 2)), int(round((y0 + y1 - 1) / 2))
+    return next((ring for ring in _rings_around(rgb, lab, cx, cy, r)
+                 if x0 <= ring.x < x1 and y0 <= ring.y < y1), None)
 
 
 def _place_by_patches(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader: PatchReader,
@@ -757,22 +763,19 @@ def _refit_in_style(rgb: np.ndarray, lab: np.ndarray, parsed: ImageParse, reader
     if column[j] < PATCH_MIN_PROBABILITY or not placed_rings:
         return False
     radius = float(np.median([ring.r for ring in placed_rings]))
-    for dx, dy in itertools.product((0, -1, 1), repeat=2):
-        for r in (radius, radius - 0.5, radius + 0.5):
-            ring = verify_circle(rgb, lab, int(round(c.x)) + dx, int(round(c.y)) + dy, r, FAINT_CONTRAST)
-            if (ring is None or np.hypot(ring.x - c.x, ring.y - c.y) > REFIT_OFF
-                    or not _rings_alike([ring, *placed_rings])):
-                continue
-            there = _asked_only(reader.probabilities(rgb, [(ring.x, ring.y)]), parsed)[0]
-            if there[CLASSES.index(label)] < PATCH_MIN_PROBABILITY:
-                return False
-            candidates[j], probabilities[j] = ring, there
-            return True
-    return False
+    ring = next((ring for ring in _rings_around(rgb, lab, int(round(c.x)), int(round(c.y)), radius)
+                 if np.hypot(ring.x - c.x, ring.y - c.y) <= REFIT_OFF and _rings_alike([ring, *placed_rings])), None)
+    if ring is None:
+        return False
+    there = _asked_only(reader.probabilities(rgb, [(ring.x, ring.y)]), parsed)[0]
+    if there[CLASSES.index(label)] < PATCH_MIN_PROBABILITY:
+        return False
+    candidates[j], probabilities[j] = ring, there
+    return True
 
 
 def _finder_doubts(label: str, candidates: list[Circle], probabilities: np.ndarray,
-                   proposals: list[Proposal] | None, parsed: ImageParse, placed_rings: Sequence[Circle] = ()) -> str:
+                   proposals: list[Proposal] | None, parsed: ImageParse, placed_rings: Sequence[Circle]) -> str:
     """Why the centre finder's proposals (None: no finder) forbid `label` at the candidate circle
     the patch reader gives it most ("" when they do not).
 
@@ -963,8 +966,7 @@ def _place_by_finder(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, p
                else f"{len(rivals) + 1} places read as {label} to both networks" if rivals
                else "its ring is incomplete for a lone marker" if ring is not None and lone
                and ring.coverage < LONE_MIN_COVERAGE
-               else "its ring is unlike the other markers' rings"
-               if ring is not None and not _rings_alike([ring, *placed_rings])
+               else UNLIKE_RING if ring is not None and not _rings_alike([ring, *placed_rings])
                else _ring_beside_proposal(label, (x, y), rings, placed_rings) if ring is None
                else "")
         if why:
