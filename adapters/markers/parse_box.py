@@ -904,6 +904,8 @@ def _outlines_from(lab: np.ndarray, corner: Proposal, fits: dict[tuple[float, fl
             return False
         if (traced or (second_opinion is not None and outline.tees)) and _past_a_seen_far_corner(outline, fars):
             return False
+        if traced and _short_of_a_seen_far_corner(outline, fars):
+            return False
         if not any(_same(outline, o) for o in found):
             found.append(outline)
         return True
@@ -969,6 +971,21 @@ def _past_a_seen_far_corner(outline: Outline, fars: Sequence[Proposal]) -> bool:
         return False
     return any(abs(p.x - outline.x1) <= CORNER_FIT and outline.y0 + MIN_SIDE <= p.y < outline.y1 - CORNER_FIT
                or abs(p.y - outline.y1) <= CORNER_FIT and outline.x0 + MIN_SIDE <= p.x < outline.x1 - CORNER_FIT
+               for p in fars if p.scores[FAR_CORNER] >= FAR_SEEN)
+
+
+def _short_of_a_seen_far_corner(outline: Outline, fars: Sequence[Proposal]) -> bool:
+    """Whether a traced `outline` ends where the finder reads no box's far corner, with a side going
+    on past its corners (Outline.tees) towards one it does read: a far corner at FAR_SEEN on the line
+    of its bottom side further right, or of its right side further down (within CORNER_FIT px across,
+    over CORNER_FIT px on). The trace stopped where another box's line crosses its box, and the
+    rectangle there borrows that line (fresh seed 206 image 17: A traced from its corner to where
+    C's left side crosses A's bottom side, 182 px short of the far corner the finder reads at 0.97,
+    and answered with it); the mirror of _past_a_seen_far_corner."""
+    if not outline.tees or _far_read_at(outline.x1, outline.y1, fars) >= FAR_SEEN:
+        return False
+    return any(abs(p.y - outline.y1) <= CORNER_FIT and p.x > outline.x1 + CORNER_FIT
+               or abs(p.x - outline.x1) <= CORNER_FIT and p.y > outline.y1 + CORNER_FIT
                for p in fars if p.scores[FAR_CORNER] >= FAR_SEEN)
 
 

@@ -7,7 +7,10 @@ other strokes is the side merged with another line of its colour, and its middle
 of where the side lies, and so does a band too faint or too wide to bound (a 1 px line blended
 away from the box's colour, a scene of that colour). A side off a band that does say where its
 stroke is moves onto the band's middle, when that is near (a fit on JPEG's fringe or a scene's
-edge beside the stroke). No library measures this: a few means over the pixels box_outline judges.
+edge beside the stroke). A side lying in the gap between two bands stays where it was fitted
+(either may be its own), and one fitted off the ink beside a band that cannot say where its stroke
+lies is off its strokes, with no move. No library measures this: a few means over the pixels
+box_outline judges.
 
     off_its_strokes(lab, outline, style) -> bool        some side off its stroke
     onto_strokes(lab, outline, style) -> Outline | None  such sides moved onto their strokes' middles
@@ -47,18 +50,36 @@ MIN_INKED = 0.35
 # 1.3-2.2 px off, on a scene's edge or JPEG's fringe beside the stroke); moved, all lay within
 # 0.7 px. Bands 3.1-4.5 px off each side of one box (seed 34 image 86) were no stroke's
 MAX_MOVE = 2.5
+# px from a side's line to the near edge of a band of ink: a side whose line lies over OFF_GAP from
+# the bands on both sides of it, and within BESIDE_GAP of each, lies between two lines (_between_bands),
+# and one over OFF_GAP from a band on one side only, on no inked row, lies beside it (_beside_a_blind_band).
+# A side on its stroke lies inside its band (its line's row is inked), or within a px of its edge
+OFF_GAP = 1.0
+BESIDE_GAP = 3.0
+# ... but beside a band that cannot say where its stroke is, only this near: a side 2.8 px from a
+# scene's band of the box's colour lay on its own line, too faint under the placed boxes' colour
+# to ink its row (fresh seed 209 image 17's D, between the finder's corners, right within 0.2 px)
+BLIND_GAP = 2.0
+# a side's line within ON_CORE px of the middle of the rows through it inked at CORE_SHARE of the best
+# row's share lies on its stroke, however wide the band around it (_on_its_core)
+CORE_SHARE = 0.8
+ON_CORE = 1.0
 
 
 def off_its_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> bool:
     """Whether a side of `outline` lies over MAX_OFF_BAND px off the middle of its band of ink
-    (_off_sides)."""
-    return bool(_off_sides(lab, outline, style))
+    (_off_sides), or off the ink beside a band that cannot say where its stroke is
+    (_beside_unplaceable_ink)."""
+    return bool(_off_sides(lab, outline, style)) or _beside_unplaceable_ink(lab, outline, style)
 
 
 def onto_strokes(lab: np.ndarray, outline: Outline, style: Outline) -> Outline | None:
     """`outline` with each side off the middle of its band (_off_sides) moved onto it, or None
-    where such a side lies over MAX_MOVE px away or the moved outline is judged off its strokes
-    again; `outline` itself when no side is off."""
+    where such a side lies over MAX_MOVE px away, a side lies off the ink beside a band that cannot
+    say where its stroke is (_beside_unplaceable_ink) or the moved outline is judged off its
+    strokes again; `outline` itself when no side is off."""
+    if _beside_unplaceable_ink(lab, outline, style):
+        return None
     off = _off_sides(lab, outline, style)
     if not off:
         return outline
@@ -77,16 +98,80 @@ def _off_sides(lab: np.ndarray, outline: Outline, style: Outline) -> dict[int, f
     searched) and is no wider than the narrowest of `style`'s (the box's own, or a placed box's
     in the same style) by more than WIDER_BAND: its own stroke, which the side missed. A wider
     band is the side merged with another line, whose middle is not the side's (as merged_side
-    judges a side's run against the narrowest side's)."""
+    judges a side's run against the narrowest side's). Not a side on the core of its band
+    (_on_its_core), nor one between two bands (_between_bands), which one band alone does not place."""
     own = [_band(lab, outline, side, style) for side in range(4)]
-    styled = own if style is outline else [_band(lab, style, side, style) for side in range(4)]
-    widths = [band.width for band in styled if band is not None]
-    if not widths:
+    narrowest = _narrowest(lab, outline, style, own)
+    if narrowest is None:
         return {}
-    narrowest = min(widths)  # (a median counts merged sides: seed 9 image 102's, 8-12 rows against 3)
     return {side: band.off for side, band in enumerate(own)
             if band is not None and abs(band.off) > MAX_OFF_BAND and band.width <= narrowest + WIDER_BAND
-            and band.inked >= MIN_INKED and band.bounded}
+            and band.inked >= MIN_INKED and band.bounded and not _on_its_core(lab, outline, side, style)
+            and not _between_bands(lab, outline, side, style)}
+
+
+def _narrowest(lab: np.ndarray, outline: Outline, style: Outline, own: list[_Band | None]) -> int | None:
+    """The narrowest band of `style`'s sides (`own`: `outline`'s bands, where `style` is `outline`),
+    None where no side has one. (A median counts merged sides: seed 9 image 102's, 8-12 rows against 3.)"""
+    styled = own if style is outline else [_band(lab, style, side, style) for side in range(4)]
+    widths = [band.width for band in styled if band is not None]
+    return min(widths) if widths else None
+
+
+def _beside_unplaceable_ink(lab: np.ndarray, outline: Outline, style: Outline) -> bool:
+    """Whether a side of `outline` lies off the ink beside a band that cannot say where its stroke
+    is (_beside_a_blind_band)."""
+    narrowest = _narrowest(lab, outline, style, [_band(lab, outline, side, style) for side in range(4)])
+    return narrowest is not None and any(_beside_a_blind_band(lab, outline, side, style, narrowest)
+                                         for side in range(4))
+
+
+def _beside_a_blind_band(lab: np.ndarray, outline: Outline, side: int, style: Outline, narrowest: int) -> bool:
+    """Whether side `side`'s line lies on no inked row, over OFF_GAP and at most BLIND_GAP px from
+    the near edge of the band nearest it, not between two bands (_between_bands), and that band,
+    inked along MIN_INKED of the side, cannot say where the stroke is: wider than `narrowest` by
+    more than WIDER_BAND (the side's stroke merged with another line) or running to the edge of
+    the rows searched. The fit took the scene beside the band for the side, and no move onto the
+    band's middle would be right (fresh seed 208 image 75: B's bottom side, 2 px, merged
+    with C's top side 3.3 px from it into one band, fitted 1.2 px past the band's outer edge, 2.1 px
+    off its line)."""
+    bands = _bands(lab, outline, side, style)
+    if bands is None:
+        return False
+    centre = len(bands.rows) // 2  # index of the side's line's own row
+    if any(centre in run for run in bands.runs):
+        return False
+    nearest = min(bands.runs, key=lambda run: min(abs(bands.rows[run] - bands.across)))
+    if not OFF_GAP < min(abs(bands.rows[nearest] - bands.across)) <= BLIND_GAP:
+        return False
+    if _between_bands(lab, outline, side, style):
+        return False  # ink on both sides: the side stays where it was fitted (_off_sides)
+    if bands.share[nearest].max() < MIN_INKED:
+        return False  # a band too faint to say anything (a scene near the box's colour)
+    unbounded = nearest[0] == 0 or nearest[-1] == len(bands.rows) - 1
+    return unbounded or int(nearest[-1] - nearest[0]) > narrowest + WIDER_BAND
+
+
+def _on_its_core(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> bool:
+    """Whether side `side`'s line lies within ON_CORE px of the middle of the run of rows through
+    it inked at CORE_SHARE of the best row's share or more: the stroke itself, the band around it
+    made wider by a fainter line of the colour beside it. Where every side measured is merged so
+    (two boxes' sides 5 px apart, and a third side unseen), the narrowest band is no yardstick, and
+    the middle of the band is not the side's (fresh seed 200 image 30: B's left side, fitted on its
+    3 px stroke, was moved 2.5 px towards C's left side, which ran beside it for a third of it)."""
+    bands = _bands(lab, outline, side, style)
+    if bands is None:
+        return False
+    row = len(bands.rows) // 2  # the side's line's own row (rounded)
+    core = bands.share >= CORE_SHARE * bands.share.max()
+    if not core[row]:
+        return False
+    low, high = row, row
+    while low > 0 and core[low - 1]:
+        low -= 1
+    while high < len(core) - 1 and core[high + 1]:
+        high += 1
+    return abs((bands.rows[low] + bands.rows[high]) / 2 - bands.across) <= ON_CORE
 
 
 def stroke_across(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> tuple[float, int] | None:
@@ -113,8 +198,20 @@ class _Band(NamedTuple):
     bounded: bool
 
 
-def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Band | None:
-    """The band of ink nearest side `side` of `outline` across it (stroke_across)."""
+class _Bands(NamedTuple):
+    """The rows across a side and their bands of ink: the side's line, the rows (k,), each row's
+    share of the side that is ink (k,), and the runs of rows inked at 1 / BAND_SHARE of the best
+    row's share or more (index arrays into `rows`)."""
+
+    across: float
+    rows: np.ndarray
+    share: np.ndarray
+    runs: list[np.ndarray]
+
+
+def _bands(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Bands | None:
+    """The bands of ink across side `side` of `outline`, within STROKE_REACH px past half `style`'s
+    stroke, or None where the side lies too near the border, is too short or crosses no ink."""
     across, start, end, transposed, limit_across, limit_along = side_line(outline.box, side, *lab.shape[:2])
     half = style.width / 2
     reach = int(np.ceil(half)) + STROKE_REACH
@@ -130,7 +227,36 @@ def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Band
     if share.max() == 0:
         return None
     inked = np.flatnonzero(share >= share.max() / BAND_SHARE)
-    runs = np.split(inked, np.flatnonzero(np.diff(inked) > 1) + 1)
-    nearest = min(runs, key=lambda run: min(abs(run - reach)))
-    return _Band(float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - across), int(nearest[-1] - nearest[0]),
+    return _Bands(across, rows, share, np.split(inked, np.flatnonzero(np.diff(inked) > 1) + 1))
+
+
+def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Band | None:
+    """The band of ink nearest side `side` of `outline` across it (stroke_across)."""
+    bands = _bands(lab, outline, side, style)
+    if bands is None:
+        return None
+    rows, share = bands.rows, bands.share
+    row = rows[len(rows) // 2]  # the side's line's own row (rounded)
+    nearest = min(bands.runs, key=lambda run: min(abs(rows[run] - row)))
+    return _Band(float((rows[nearest[0]] + rows[nearest[-1]]) / 2 - bands.across), int(nearest[-1] - nearest[0]),
                  float(share[nearest].max()), bool(nearest[0] > 0 and nearest[-1] < len(rows) - 1))
+
+
+def _between_bands(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> bool:
+    """Whether side `side` of `outline` lies in the gap between two bands of ink, one on either
+    side of its line, each inked along MIN_INKED of the side at least and with its near edge over
+    OFF_GAP and at most BESIDE_GAP px from the line: two parallel lines of the box's colour (its own
+    side and another box's, or a scene's edge). Which one is its stroke the bands cannot say, so
+    the side stays where it was fitted, rather than move onto the nearer (fresh seed 199 image 93:
+    A's bottom side, fitted 1.6 px off between its own 1 px line and C's top line 3.3 px from it,
+    was moved onto C's). Refusing such sides instead lost four right boxes of 1 px lines on fresh
+    seeds 197-214, whose ink lies a row off their line (fitted 1.3-1.7 px from it) against two
+    boxes answered wrong turned to refusals."""
+    bands = _bands(lab, outline, side, style)
+    if bands is None:
+        return False
+    edges = [bands.rows[run] - bands.across for run in bands.runs if bands.share[run].max() >= MIN_INKED]
+    below = [-float(e.max()) for e in edges if e.max() < 0]
+    above = [float(e.min()) for e in edges if e.min() > 0]
+    return (bool(below) and bool(above) and OFF_GAP < min(below) <= BESIDE_GAP
+            and OFF_GAP < min(above) <= BESIDE_GAP)
