@@ -75,15 +75,7 @@ def test_a_box_placed_with_a_side_on_a_scene_edge_beside_its_stroke_is_moved_ont
     2.9 and 2.4 px off, on a scene's edge beside its stroke, and the image was answered with it.
     Now image 125's side moves onto its stroke (within MAX_MOVE), and image 89's box, whose side
     lies farther, is refused, saying why; every box placed is right."""
-    from adapters.markers.corner_finder import default_corner_finder
-
-    drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())  # shipped networks
-    assert (label in markers) is placed
-    if not placed:
-        assert "lies off the middle of its stroke" in missing[label]
-    for name, marker in markers.items():
-        assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
+    _placed_right_or_refused_off_its_stroke(seed, index, label, placed)
 
 
 @pytest.mark.parametrize("width", [1, 2])
@@ -163,6 +155,12 @@ def test_fresh_benchmark_boxes_between_or_beside_two_lines_are_placed_right_or_r
     merged lines, are refused saying why. 209/17's D and 214/72's B, whose 1 px lines ink no row
     under the boxes' colour beside a band of the scene (2.8 px off, or too faint to say anything),
     are placed as before. Every box placed is right."""
+    _placed_right_or_refused_off_its_stroke(seed, index, label, placed)
+
+
+def _placed_right_or_refused_off_its_stroke(seed, index, label, placed):
+    """Benchmark image `index` at `seed`, read with the shipped networks: `label` is placed or not
+    as `placed` says (refused as lying off its stroke), and every box placed lies within 2 px."""
     from adapters.markers.corner_finder import default_corner_finder
 
     drawn, boxes, _ = benchmark_image(seed, index)
