@@ -95,11 +95,11 @@ def test_a_side_between_two_lines_of_its_colour_is_not_moved_onto_either(width):
     above = dataclasses.replace(fitted, y1=y1 - 2.0)  # nothing but its own line near: moved onto it
     assert abs(onto_strokes(lab, above, fitted).y1 - y1) <= 0.75
     between = dataclasses.replace(fitted, y1=y1 + 3.0)
-    assert stroke_band._between_bands(lab, between, 1, fitted)
+    assert stroke_band._between_bands(stroke_band._bands(lab, between, 1, fitted))
     assert 1 not in stroke_band._off_sides(lab, between, fitted)
     assert onto_strokes(lab, between, fitted) is between
     on_the_other = dataclasses.replace(fitted, y1=y1 + 6.0)  # a side on B's line: no gap, not between
-    assert not stroke_band._between_bands(lab, on_the_other, 1, fitted)
+    assert not stroke_band._between_bands(stroke_band._bands(lab, on_the_other, 1, fitted))
 
 
 def test_a_side_on_its_stroke_with_a_fainter_line_beside_it_lies_on_its_core():
@@ -117,9 +117,9 @@ def test_a_side_on_its_stroke_with_a_fainter_line_beside_it_lies_on_its_core():
     assert fitted is not None and abs(fitted.x0 - x0) <= 0.75
     off, band_width = stroke_across(lab, fitted, 2, fitted)
     assert band_width >= 5 and off > 1.0  # the two strokes make one band, its middle off the side ...
-    assert stroke_band._on_its_core(lab, fitted, 2, fitted)  # ... and the side lies on the band's core
+    assert stroke_band._on_its_core(stroke_band._bands(lab, fitted, 2, fitted))  # ... and the side lies on its core
     fringe = dataclasses.replace(fitted, x0=fitted.x0 - 2.0)
-    assert not stroke_band._on_its_core(lab, fringe, 2, fitted)
+    assert not stroke_band._on_its_core(stroke_band._bands(lab, fringe, 2, fitted))
 
 
 def test_a_side_beside_a_merged_band_is_off_its_strokes_and_not_moved():

@@ -100,14 +100,15 @@ def _off_sides(lab: np.ndarray, outline: Outline, style: Outline) -> dict[int, f
     band is the side merged with another line, whose middle is not the side's (as merged_side
     judges a side's run against the narrowest side's). Not a side on the core of its band
     (_on_its_core), nor one between two bands (_between_bands), which one band alone does not place."""
-    own = [_band(lab, outline, side, style) for side in range(4)]
+    sides = [_bands(lab, outline, side, style) for side in range(4)]
+    own = [_nearest_band(bands) for bands in sides]
     narrowest = _narrowest(lab, outline, style, own)
     if narrowest is None:
         return {}
-    return {side: band.off for side, band in enumerate(own)
+    return {side: band.off for side, (band, bands) in enumerate(zip(own, sides))
             if band is not None and abs(band.off) > MAX_OFF_BAND and band.width <= narrowest + WIDER_BAND
-            and band.inked >= MIN_INKED and band.bounded and not _on_its_core(lab, outline, side, style)
-            and not _between_bands(lab, outline, side, style)}
+            and band.inked >= MIN_INKED and band.bounded and not _on_its_core(bands)
+            and not _between_bands(bands)}
 
 
 def _narrowest(lab: np.ndarray, outline: Outline, style: Outline, own: list[_Band | None]) -> int | None:
@@ -121,21 +122,19 @@ def _narrowest(lab: np.ndarray, outline: Outline, style: Outline, own: list[_Ban
 def _beside_unplaceable_ink(lab: np.ndarray, outline: Outline, style: Outline) -> bool:
     """Whether a side of `outline` lies off the ink beside a band that cannot say where its stroke
     is (_beside_a_blind_band)."""
-    narrowest = _narrowest(lab, outline, style, [_band(lab, outline, side, style) for side in range(4)])
-    return narrowest is not None and any(_beside_a_blind_band(lab, outline, side, style, narrowest)
-                                         for side in range(4))
+    sides = [_bands(lab, outline, side, style) for side in range(4)]
+    narrowest = _narrowest(lab, outline, style, [_nearest_band(bands) for bands in sides])
+    return narrowest is not None and any(_beside_a_blind_band(bands, narrowest) for bands in sides)
 
 
-def _beside_a_blind_band(lab: np.ndarray, outline: Outline, side: int, style: Outline, narrowest: int) -> bool:
-    """Whether side `side`'s line lies on no inked row, over OFF_GAP and at most BLIND_GAP px from
-    the near edge of the band nearest it, not between two bands (_between_bands), and that band,
-    inked along MIN_INKED of the side, cannot say where the stroke is: wider than `narrowest` by
-    more than WIDER_BAND (the side's stroke merged with another line) or running to the edge of
-    the rows searched. The fit took the scene beside the band for the side, and no move onto the
-    band's middle would be right (fresh seed 208 image 75: B's bottom side, 2 px, merged
-    with C's top side 3.3 px from it into one band, fitted 1.2 px past the band's outer edge, 2.1 px
-    off its line)."""
-    bands = _bands(lab, outline, side, style)
+def _beside_a_blind_band(bands: _Bands | None, narrowest: int) -> bool:
+    """Whether a side's line (`bands`: the bands across it, _bands) lies on no inked row, over OFF_GAP and at
+    most BLIND_GAP px from the near edge of the band nearest it, not between two bands (_between_bands),
+    and that band, inked along MIN_INKED of the side, cannot say where the stroke is: wider than
+    `narrowest` by more than WIDER_BAND (the side's stroke merged with another line) or running to the
+    edge of the rows searched. The fit took the scene beside the band for the side, and no move onto the
+    band's middle would be right (fresh seed 208 image 75: B's bottom side, 2 px, merged with C's top side
+    3.3 px from it into one band, fitted 1.2 px past the band's outer edge, 2.1 px off its line)."""
     if bands is None:
         return False
     centre = len(bands.rows) // 2  # index of the side's line's own row
@@ -144,7 +143,7 @@ def _beside_a_blind_band(lab: np.ndarray, outline: Outline, side: int, style: Ou
     nearest = min(bands.runs, key=lambda run: min(abs(bands.rows[run] - bands.across)))
     if not OFF_GAP < min(abs(bands.rows[nearest] - bands.across)) <= BLIND_GAP:
         return False
-    if _between_bands(lab, outline, side, style):
+    if _between_bands(bands):
         return False  # ink on both sides: the side stays where it was fitted (_off_sides)
     if bands.share[nearest].max() < MIN_INKED:
         return False  # a band too faint to say anything (a scene near the box's colour)
@@ -152,14 +151,13 @@ def _beside_a_blind_band(lab: np.ndarray, outline: Outline, side: int, style: Ou
     return unbounded or int(nearest[-1] - nearest[0]) > narrowest + WIDER_BAND
 
 
-def _on_its_core(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> bool:
-    """Whether side `side`'s line lies within ON_CORE px of the middle of the run of rows through
-    it inked at CORE_SHARE of the best row's share or more: the stroke itself, the band around it
-    made wider by a fainter line of the colour beside it. Where every side measured is merged so
-    (two boxes' sides 5 px apart, and a third side unseen), the narrowest band is no yardstick, and
-    the middle of the band is not the side's (fresh seed 200 image 30: B's left side, fitted on its
-    3 px stroke, was moved 2.5 px towards C's left side, which ran beside it for a third of it)."""
-    bands = _bands(lab, outline, side, style)
+def _on_its_core(bands: _Bands | None) -> bool:
+    """Whether a side's line (`bands`: the bands across it, _bands) lies within ON_CORE px of the middle of the
+    run of rows through it inked at CORE_SHARE of the best row's share or more: the stroke itself, the
+    band around it made wider by a fainter line of the colour beside it. Where every side measured is
+    merged so (two boxes' sides 5 px apart, and a third side unseen), the narrowest band is no yardstick,
+    and the middle of the band is not the side's (fresh seed 200 image 30: B's left side, fitted on its 3
+    px stroke, was moved 2.5 px towards C's left side, which ran beside it for a third of it)."""
     if bands is None:
         return False
     row = len(bands.rows) // 2  # the side's line's own row (rounded)
@@ -232,7 +230,11 @@ def _bands(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Ban
 
 def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Band | None:
     """The band of ink nearest side `side` of `outline` across it (stroke_across)."""
-    bands = _bands(lab, outline, side, style)
+    return _nearest_band(_bands(lab, outline, side, style))
+
+
+def _nearest_band(bands: _Bands | None) -> _Band | None:
+    """Of a side's `bands` (_bands), the one nearest its line's own row."""
     if bands is None:
         return None
     rows, share = bands.rows, bands.share
@@ -242,8 +244,8 @@ def _band(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> _Band
                  float(share[nearest].max()), bool(nearest[0] > 0 and nearest[-1] < len(rows) - 1))
 
 
-def _between_bands(lab: np.ndarray, outline: Outline, side: int, style: Outline) -> bool:
-    """Whether side `side` of `outline` lies in the gap between two bands of ink, one on either
+def _between_bands(bands: _Bands | None) -> bool:
+    """Whether a side (`bands`: the bands across it, _bands) lies in the gap between two bands of ink, one on either
     side of its line, each inked along MIN_INKED of the side at least and with its near edge over
     OFF_GAP and at most BESIDE_GAP px from the line: two parallel lines of the box's colour (its own
     side and another box's, or a scene's edge). Which one is its stroke the bands cannot say, so
@@ -252,7 +254,6 @@ def _between_bands(lab: np.ndarray, outline: Outline, side: int, style: Outline)
     was moved onto C's). Refusing such sides instead lost four right boxes of 1 px lines on fresh
     seeds 197-214, whose ink lies a row off their line (fitted 1.3-1.7 px from it) against two
     boxes answered wrong turned to refusals."""
-    bands = _bands(lab, outline, side, style)
     if bands is None:
         return False
     edges = [bands.rows[run] - bands.across for run in bands.runs if bands.share[run].max() >= MIN_INKED]
