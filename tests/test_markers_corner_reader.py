@@ -11,8 +11,9 @@ from adapters.markers.corner_reader import CLASSES, PATCH, CornerReader, CornerR
 from adapters.markers.parse_box import read_boxes
 from adapters.markers.patch_reader import NONE
 from adapters.markers.render import MarkerStyle, draw_boxes
-from adapters.markers.scenes import CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
-from train.markers_corner_reader import main as train_main
+from adapters.markers.scenes import BOX_LABEL_SETS, CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
+from train.markers_corner_reader import ANY_LABELS, CornerPatchStream, main as train_main
+from train.markers_reader import SMALL_LABEL_HEIGHT
 
 from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
 from test_markers_boxes import BOXES, noisy, outlines_only
@@ -36,6 +37,36 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
     assert reader.record["crossing_at_label"] == CROSSING_AT_LABEL  # which crossings it was taught as none
     probs = reader.probabilities(grey(), [(50, 60), (120, 100)])
     assert probs.shape == (2, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+
+
+def test_any_label_scenes_draw_every_label_about_as_often_and_small_ones_when_asked():
+    stream = CornerPatchStream(0, ["hershey-simplex"], any_labels=True, small_labels=1.0)
+    rng = np.random.default_rng(0)
+    drawn, counts = [], dict.fromkeys(ANY_LABELS, 0)
+    for _ in range(400):
+        fixed = stream.style_fixed(rng)
+        drawn.append(fixed)
+        for label in fixed["labels"]:
+            counts[label] += 1
+    # as many boxes as BOX_LABEL_SETS draws, but D (1 scene in 4 there) as common as A (every scene there)
+    assert {len(f["labels"]) for f in drawn} == {len(s) for s in BOX_LABEL_SETS}
+    assert ANY_LABELS == ("A", "B", "C", "D") and min(counts.values()) > 0.8 * max(counts.values())
+    low, high = SMALL_LABEL_HEIGHT
+    assert all(low <= f["label_height"] <= high and f["polarity"] == "colour" for f in drawn)
+    scene = stream.scene(rng, ["hershey-simplex"], **drawn[0])  # the box scene takes the labels and the style
+    assert sorted(label for _, _, label in scene.points if label in BOX_LABELS) == drawn[0]["labels"]
+    assert scene.style.label_height == drawn[0]["label_height"]
+    plain = CornerPatchStream(0, ["hershey-simplex"])  # the default: BOX_LABEL_SETS, every style random, no draw
+    rng, untouched = np.random.default_rng(1), np.random.default_rng(1)
+    assert plain.style_fixed(rng) == {} and rng.uniform() == untouched.uniform()
+
+
+def test_reader_training_records_its_label_options_and_refuses_a_fraction_past_one(tmp_path):
+    reader, _ = trained_and_continued(train_main, CornerReader, tmp_path / "corners.safetensors",
+                                      ["--batch", "8", "--width", "8", "--any-labels", "--small-labels", "0.5"])
+    assert reader.record["any_labels"] is True and reader.record["small_labels"] == 0.5
+    with pytest.raises(SystemExit):
+        train_main(["--small-labels", "1.5", "--output", str(tmp_path / "never.safetensors")])
 
 
 def test_missing_weights_name_the_command_that_makes_them(tmp_path):

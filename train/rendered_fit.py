@@ -51,7 +51,8 @@ class SceneSamples(IterableDataset):
         raise NotImplementedError
 
     def style_fixed(self, rng: np.random.Generator) -> dict:
-        """MarkerStyle fields the next scene's markers take (none: all random); `scene` must accept them."""
+        """Keyword arguments the next scene is rendered with (MarkerStyle fields its markers take;
+        box scenes also take `labels`); none: all random. `scene` must accept them."""
         return {}
 
     def __iter__(self):

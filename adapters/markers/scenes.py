@@ -211,11 +211,14 @@ def random_boxes(rng: np.random.Generator, labels: list[str], height: int, width
 
 
 def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240, width: int = 320,
-                       photos: Sequence[np.ndarray] = ()) -> TrainingScene:
+                       photos: Sequence[np.ndarray] = (), labels: Sequence[str] | None = None,
+                       **style_fixed) -> TrainingScene:
     """One scene for the corner finder: labelled boxes in a random style (only `fonts`), decoy
     rectangles (unlabelled, or with a non-label character at their corner), the point decoys, JPEG.
     Backgrounds are procedural, or 2 in 5 a tinted crop of one of `photos` when given (as
-    training_scene's).
+    training_scene's). labels: the boxes' labels (default: one of BOX_LABEL_SETS, as the box
+    benchmark and BLINK ask them); style_fixed: MarkerStyle fields the boxes' style takes rather
+    than random ones.
 
     points: each box's top-left corner with its label, every drawn rectangle's bottom-right
     corner as FAR_CORNER (whether it has a label is not visible there), and as None (no label's
@@ -225,12 +228,12 @@ def box_training_scene(rng: np.random.Generator, fonts: list[str], height: int =
     box's line has the crossing next to its label, and teaching it as "none" taught the reader to
     read "none" at such labels (13% of the box benchmark's labelled corners within 3 px of
     another box's line read "none" at 0.5 or more, 0.2% of the others)."""
-    labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
+    labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))] if labels is None else labels)
     image, kind = background(rng, height, width, list(photos))
     if kind == "photo":
         image = tinted(rng, image)
     image = np.ascontiguousarray(image)
-    style = MarkerStyle.random(rng, fonts=fonts)
+    style = MarkerStyle.random(rng, fonts=fonts, **style_fixed)
     boxes = random_boxes(rng, labels, height, width)
     _decoys(rng, image, fonts, [(b[0], b[1]) for b in boxes.values()])
     out: list[tuple[float, float, str | None]] = []
