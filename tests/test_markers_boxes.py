@@ -690,6 +690,20 @@ def test_corner_training_script_writes_weights_with_their_record(tmp_path):
     assert all(set(p.scores) == set(CORNER_CLASSES) for p in finder.find(noisy(9, 101, 130), min_score=0.0))
 
 
+def test_corner_training_with_any_labels_draws_them_from_a_to_d_and_records_it(tmp_path):
+    from train.markers_corners import CornerStream
+    stream, rng = CornerStream(0, ["hershey-simplex"], any_labels=True), np.random.default_rng(3)
+    drawn = [stream.style_fixed(rng)["labels"] for _ in range(200)]
+    assert sum("D" in labels for labels in drawn) > 0.5 * sum("A" in labels for labels in drawn)  # 1 in 4 A's else
+    scene = stream.scene(rng, ["hershey-simplex"], **stream.style_fixed(rng))
+    assert all(label in "ABCD" for _, _, label in scene.points if label in BOX_LABELS)
+    rng, untouched = np.random.default_rng(4), np.random.default_rng(4)
+    assert CornerStream(0, ["hershey-simplex"]).style_fixed(rng) == {} and rng.uniform() == untouched.uniform()
+    finder, _ = trained_and_continued(train_main, CornerFinder, tmp_path / "corners.safetensors",
+                                      ["--batch", "2", "--width", "4", "--any-labels"])
+    assert finder.record["any_labels"] is True
+
+
 def adversarial_scene(seed, decoy_letter):
     """Boxes A, B (a near miss of A: every side moved 6-12 px) and C (running into the border),
     an unlabelled rectangle of the same colour, and with `decoy_letter` a same-colour rectangle

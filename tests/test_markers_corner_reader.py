@@ -11,8 +11,8 @@ from adapters.markers.corner_reader import CLASSES, PATCH, CornerReader, CornerR
 from adapters.markers.parse_box import read_boxes
 from adapters.markers.patch_reader import NONE
 from adapters.markers.render import MarkerStyle, draw_boxes
-from adapters.markers.scenes import BOX_LABEL_SETS, CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
-from train.markers_corner_reader import ANY_LABELS, CornerPatchStream, main as train_main
+from adapters.markers.scenes import ANY_BOX_LABELS, BOX_LABEL_SETS, CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
+from train.markers_corner_reader import CornerPatchStream, main as train_main
 from train.markers_reader import SMALL_LABEL_HEIGHT
 
 from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
@@ -42,7 +42,7 @@ def test_training_script_writes_weights_with_their_record(tmp_path):
 def test_any_label_scenes_draw_every_label_about_as_often_and_small_ones_when_asked():
     stream = CornerPatchStream(0, ["hershey-simplex"], any_labels=True, small_labels=1.0)
     rng = np.random.default_rng(0)
-    drawn, counts = [], dict.fromkeys(ANY_LABELS, 0)
+    drawn, counts = [], dict.fromkeys(ANY_BOX_LABELS, 0)
     for _ in range(400):
         fixed = stream.style_fixed(rng)
         drawn.append(fixed)
@@ -50,7 +50,7 @@ def test_any_label_scenes_draw_every_label_about_as_often_and_small_ones_when_as
             counts[label] += 1
     # as many boxes as BOX_LABEL_SETS draws, but D (1 scene in 4 there) as common as A (every scene there)
     assert {len(f["labels"]) for f in drawn} == {len(s) for s in BOX_LABEL_SETS}
-    assert ANY_LABELS == ("A", "B", "C", "D") and min(counts.values()) > 0.8 * max(counts.values())
+    assert ANY_BOX_LABELS == ("A", "B", "C", "D") and min(counts.values()) > 0.8 * max(counts.values())
     low, high = SMALL_LABEL_HEIGHT
     assert all(low <= f["label_height"] <= high and f["polarity"] == "colour" for f in drawn)
     scene = stream.scene(rng, ["hershey-simplex"], **drawn[0])  # the box scene takes the labels and the style

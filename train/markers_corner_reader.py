@@ -26,24 +26,19 @@ import numpy as np
 from adapters.markers.corner_finder import BOX_LABELS
 from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
-from adapters.markers.scenes import BOX_LABEL_SETS, CROSSING_AT_LABEL, box_training_scene
+from adapters.markers.scenes import CROSSING_AT_LABEL, any_box_labels, box_training_scene
 from train.markers_reader import SMALL_LABEL_HEIGHT, jittered, reader_loss
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.0  # px: corners are cropped up to this far off
 SCENE_POINTS = 2  # random points per scene cropped as "none"
-# BOX_LABEL_SETS draws D in 1 scene of 4 and C in 2, A and B in all: the shipped reader, fitted on
-# them, took 3.8% of the box benchmark's D corners for another label (27 of 38 as B) at its true
-# corner, and A's and B's 0.2-0.6% (fresh seeds 197-216). With --any-labels a scene's k boxes
-# (k as often as there) carry k of these drawn at random, so each is as common.
-ANY_LABELS = tuple(sorted({label for labels in BOX_LABEL_SETS for label in labels}))
 
 
 class CornerPatchStream(SceneSamples):
     """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS.
 
-    any_labels: each scene's boxes carry labels drawn from ANY_LABELS (as many as a BOX_LABEL_SETS
-    entry names); small_labels: the fraction of scenes whose labels are SMALL_LABEL_HEIGHT coloured
+    any_labels: each scene's boxes carry labels drawn from all of them (scenes.any_box_labels: the
+    shipped reader took 27 of the benchmark's 1,003 D corners for B); small_labels: the fraction of scenes whose labels are SMALL_LABEL_HEIGHT coloured
     text (the reader's misreadings at the benchmark's true corners are mostly 8-9 px labels)."""
 
     scene = staticmethod(box_training_scene)
@@ -56,8 +51,7 @@ class CornerPatchStream(SceneSamples):
     def style_fixed(self, rng: np.random.Generator) -> dict:
         fixed = {}  # no draw where neither is asked for: earlier runs' streams stay
         if self.any_labels:
-            k = len(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
-            fixed["labels"] = sorted(rng.choice(ANY_LABELS, k, replace=False).tolist())
+            fixed["labels"] = any_box_labels(rng)
         if self.small_labels and rng.uniform() < self.small_labels:
             fixed.update(label_height=float(rng.uniform(*SMALL_LABEL_HEIGHT)), polarity="colour")
         return fixed

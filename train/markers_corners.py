@@ -11,24 +11,44 @@ train/markers_finder.py's (train_heatmaps).
     python -m train.markers_corners [--output adapters/markers/weights/corner_finder.safetensors] [--steps 5000]
         [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
+        [--any-labels]   (each scene's boxes carry any of A-D, not BOX_LABEL_SETS' A, B, ...: scenes.any_box_labels)
 """
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from adapters.markers.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
-from adapters.markers.scenes import box_training_scene
+from adapters.markers.scenes import any_box_labels, box_training_scene
 from train.markers_finder import SceneStream, train_heatmaps
 
 
 class CornerStream(SceneStream):
-    """The centre finder's samples, from box scenes, with a heatmap per corner class."""
+    """The centre finder's samples, from box scenes, with a heatmap per corner class.
+    any_labels: each scene's boxes carry labels drawn from all of A-D (scenes.any_box_labels)."""
 
     scene = staticmethod(box_training_scene)
     classes = CORNER_CLASSES
 
+    def __init__(self, seed: int, fonts: list[str], any_labels: bool = False, photos: bool = False) -> None:
+        super().__init__(seed, fonts, photos)
+        self.any_labels = any_labels
+
+    def style_fixed(self, rng: np.random.Generator) -> dict:
+        return {"labels": any_box_labels(rng)} if self.any_labels else {}  # no draw otherwise: old streams stay
+
 
 def main(argv: list[str] | None = None) -> int:
-    return train_heatmaps(CornerFinder, CornerStream, WEIGHTS, 5000, __doc__, argv)
+    def any_labels_option(parser):
+        parser.add_argument("--any-labels", action="store_true",
+                            help="each scene's boxes carry any of A-D, so that each label is as common")
+
+    def stream(args):
+        return functools.partial(CornerStream, any_labels=args.any_labels), {"any_labels": args.any_labels}
+
+    return train_heatmaps(CornerFinder, CornerStream, WEIGHTS, 5000, __doc__, argv, any_labels_option, stream)
 
 
 if __name__ == "__main__":

@@ -178,10 +178,21 @@ def training_scene(rng: np.random.Generator, fonts: list[str], height: int = 240
 
 MIN_BOX = 30  # px: the smallest side of a random box
 BOX_LABEL_SETS = (("A", "B"), ("A", "B"), ("A", "B", "C"), ("A", "B", "C", "D"))
+# every label BOX_LABEL_SETS draws; any_box_labels draws from them so that each is as common
+ANY_BOX_LABELS = tuple(sorted({label for labels in BOX_LABEL_SETS for label in labels}))
 FAR_CORNER = "far"  # the class of every drawn box's bottom-right corner (labelled or not)
 # px: a crossing this near a box's labelled corner is that corner to the corner reader (patches are
 # cropped up to 1 px off, and fitted corners lie about a px off), so it is not taught as "none"
 CROSSING_AT_LABEL = 4.0
+
+
+def any_box_labels(rng: np.random.Generator) -> list[str]:
+    """As many labels as a BOX_LABEL_SETS entry names, drawn from ANY_BOX_LABELS, sorted: each label
+    as common. BOX_LABEL_SETS draws D in 1 scene in 4 and C in 2, A and B in all, as the benchmark
+    asks them; box networks fitted on it read D at the box benchmark's true corners far worse
+    (corner reader 3.8% wrong, corner finder 6.1%, against 0.2-1.9% for the others; seeds 197-204/216)."""
+    k = len(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
+    return sorted(rng.choice(ANY_BOX_LABELS, k, replace=False).tolist())
 
 
 def random_boxes(rng: np.random.Generator, labels: list[str], height: int, width: int
