@@ -27,7 +27,7 @@ from adapters.markers.corner_finder import BOX_LABELS
 from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
 from adapters.markers.scenes import CROSSING_AT_LABEL, any_box_labels, box_training_scene
-from train.markers_reader import SMALL_LABEL_HEIGHT, jittered, reader_loss
+from train.markers_reader import SMALL_LABEL_HEIGHT, add_small_labels_option, jittered, reader_loss
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.0  # px: corners are cropped up to this far off
@@ -72,11 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = arguments(__doc__.split("\n")[0], WEIGHTS, steps=8000, batch=128, lr=3e-3)
     parser.add_argument("--any-labels", action="store_true",
                         help="each scene's boxes carry any of A-D, so that each label is as common")
-    parser.add_argument("--small-labels", type=float, default=0.0,
-                        help="fraction of scenes whose labels are 8-10.5 px coloured text (the hardest)")
+    add_small_labels_option(parser)
     args = parser.parse_args(argv)
-    if not 0.0 <= args.small_labels <= 1.0:
-        parser.error(f"--small-labels {args.small_labels}: give a fraction between 0 and 1")
     stream = functools.partial(CornerPatchStream, any_labels=args.any_labels, small_labels=args.small_labels)
     record = fit(CornerReader, stream, reader_loss, args.output, args.steps, args.batch, args.seed,
                  args.width, args.workers, args.lr, args.init, unit="patches", device=args.device,

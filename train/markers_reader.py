@@ -17,6 +17,7 @@ the file's sha256. The loop is train/rendered_fit.py's.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 
@@ -35,6 +36,20 @@ SMALL_LABEL_HEIGHT = (8.0, 10.5)  # px
 # marker rarely teach. The near end stays clear of the ring fit's error (JITTER) and of the
 # parser's FINDER_NEAR (5 px: a place that near a marker is that marker).
 OFF_CENTRE = (5.0, 30.0)  # px
+
+
+def add_small_labels_option(parser: argparse.ArgumentParser) -> None:
+    """--small-labels F: the fraction of scenes whose labels are SMALL_LABEL_HEIGHT coloured text
+    (this script's and the corner reader's)."""
+    parser.add_argument("--small-labels", type=_fraction, default=0.0,
+                        help="fraction of scenes whose labels are 8-10.5 px coloured text (the hardest)")
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text}: give a fraction between 0 and 1")
+    return value
 
 
 def jittered(x: float, y: float, radius: float, rng: np.random.Generator) -> tuple[float, float]:
@@ -87,13 +102,10 @@ def reader_loss(logits: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
 
 def main(argv: list[str] | None = None) -> int:
     parser = arguments(__doc__.split("\n")[0], WEIGHTS, steps=6000, batch=128, lr=3e-3)
-    parser.add_argument("--small-labels", type=float, default=0.0,
-                        help="fraction of scenes whose labels are 8-10.5 px coloured text (the hardest)")
+    add_small_labels_option(parser)
     parser.add_argument("--off-centre", type=int, default=0,
                         help="patches per marker centred 5-30 px from it, as class none (0: none)")
     args = parser.parse_args(argv)
-    if not 0.0 <= args.small_labels <= 1.0:
-        parser.error(f"--small-labels {args.small_labels}: give a fraction between 0 and 1")
     if args.off_centre < 0:
         parser.error(f"--off-centre {args.off_centre}: give a count of 0 or more")
     stream = functools.partial(PatchStream, small_labels=args.small_labels, off_centre=args.off_centre)
