@@ -21,7 +21,7 @@ from adapters.markers import parse_box
 from adapters.markers.render import MarkerStyle, draw_boxes
 from adapters.markers.scenes import FAR_CORNER, box_training_scene, jpeg, random_boxes
 from adapters.questions import MCQuestion, QuestionSource
-from train.markers_corners import main as train_main
+from train.markers_corners import CornerStream, main as train_main
 
 from marker_oracles import OracleFinder, OracleReader, trained_and_continued
 
@@ -691,7 +691,6 @@ def test_corner_training_script_writes_weights_with_their_record(tmp_path):
 
 
 def test_corner_training_with_any_labels_draws_them_from_a_to_d_and_records_it(tmp_path):
-    from train.markers_corners import CornerStream
     stream, rng = CornerStream(0, ["hershey-simplex"], any_labels=True), np.random.default_rng(3)
     drawn = [stream.style_fixed(rng)["labels"] for _ in range(200)]
     assert sum("D" in labels for labels in drawn) > 0.5 * sum("A" in labels for labels in drawn)  # 1 in 4 A's else

@@ -16,13 +16,20 @@ train/markers_finder.py's (train_heatmaps).
 
 from __future__ import annotations
 
-import functools
+import argparse
 
 import numpy as np
 
 from adapters.markers.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
 from adapters.markers.scenes import any_box_labels, box_training_scene
 from train.markers_finder import SceneStream, train_heatmaps
+
+
+def add_any_labels_option(parser: argparse.ArgumentParser) -> None:
+    """--any-labels: each scene's boxes carry labels drawn from all of A-D (scenes.any_box_labels)
+    rather than BOX_LABEL_SETS' (this script's and the corner reader's)."""
+    parser.add_argument("--any-labels", action="store_true",
+                        help="each scene's boxes carry any of A-D, so that each label is as common")
 
 
 class CornerStream(SceneStream):
@@ -36,19 +43,18 @@ class CornerStream(SceneStream):
         super().__init__(seed, fonts, photos)
         self.any_labels = any_labels
 
+    add_options = staticmethod(add_any_labels_option)
+
+    @staticmethod
+    def options(args: argparse.Namespace) -> dict:
+        return {"any_labels": args.any_labels}
+
     def style_fixed(self, rng: np.random.Generator) -> dict:
         return {"labels": any_box_labels(rng)} if self.any_labels else {}  # no draw otherwise: old streams stay
 
 
 def main(argv: list[str] | None = None) -> int:
-    def any_labels_option(parser):
-        parser.add_argument("--any-labels", action="store_true",
-                            help="each scene's boxes carry any of A-D, so that each label is as common")
-
-    def stream(args):
-        return functools.partial(CornerStream, any_labels=args.any_labels), {"any_labels": args.any_labels}
-
-    return train_heatmaps(CornerFinder, CornerStream, WEIGHTS, 5000, __doc__, argv, any_labels_option, stream)
+    return train_heatmaps(CornerFinder, CornerStream, WEIGHTS, 5000, __doc__, argv)
 
 
 if __name__ == "__main__":

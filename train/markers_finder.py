@@ -13,6 +13,7 @@ fonts) that CentreFinder.load returns with the file's sha256. The loop is train/
 
 from __future__ import annotations
 
+import functools
 import json
 
 import torch
@@ -37,16 +38,14 @@ class SceneStream(SceneSamples):
 
 
 def train_heatmaps(network: type[CentreFinder], stream: type[SceneStream], weights, steps: int, description: str,
-                   argv: list[str] | None, add_options=None, stream_with=None) -> int:
-    """The command line of a heatmap network's training script (`steps`: its shipped run's).
-    add_options(parser): the script's own options; stream_with(args) -> (the stream to fit on,
-    what the record says of those options)."""
+                   argv: list[str] | None) -> int:
+    """The command line of a heatmap network's training script (`steps`: its shipped run's), with
+    the stream's own options (SceneSamples.add_options), which its record names."""
     parser = arguments(description.split("\n")[0], weights, steps=steps, batch=16, lr=2e-3)
-    if add_options is not None:
-        add_options(parser)
+    stream.add_options(parser)
     args = parser.parse_args(argv)
-    stream, options = stream_with(args) if stream_with is not None else (stream, {})
-    record = fit(network, stream, centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
+    options = stream.options(args)
+    record = fit(network, functools.partial(stream, **options), centre_loss, args.output, args.steps, args.batch, args.seed, args.width,
                  args.workers, args.lr, args.init, unit="images", device=args.device, minutes=args.minutes,
                  photos=not args.no_photos, **options)
     print(json.dumps(record))

@@ -50,6 +50,15 @@ class SceneSamples(IterableDataset):
     def samples(self, scene: TrainingScene, rng: np.random.Generator) -> Iterator[tuple]:
         raise NotImplementedError
 
+    @staticmethod
+    def add_options(parser: argparse.ArgumentParser) -> None:
+        """The stream's own command-line options (none here)."""
+
+    @staticmethod
+    def options(args: argparse.Namespace) -> dict:
+        """The keyword arguments the stream takes from those options, which the record names too."""
+        return {}
+
     def style_fixed(self, rng: np.random.Generator) -> dict:
         """Keyword arguments the next scene is rendered with (MarkerStyle fields its markers take;
         box scenes also take `labels`); none: all random. `scene` must accept them."""

@@ -190,7 +190,7 @@ def any_box_labels(rng: np.random.Generator) -> list[str]:
     """As many labels as a BOX_LABEL_SETS entry names, drawn from ANY_BOX_LABELS, sorted: each label
     as common. BOX_LABEL_SETS draws D in 1 scene in 4 and C in 2, A and B in all, as the benchmark
     asks them; box networks fitted on it read D at the box benchmark's true corners far worse
-    (corner reader 3.8% wrong, corner finder 6.1%, against 0.2-1.9% for the others; seeds 197-204/216)."""
+    (corner reader 3.8% wrong on seeds 197-216, corner finder 6.1% on 197-204, against 0.2-1.9% for the others)."""
     k = len(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
     return sorted(rng.choice(ANY_BOX_LABELS, k, replace=False).tolist())
 
