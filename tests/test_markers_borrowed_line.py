@@ -10,6 +10,7 @@ from adapters.markers.borrowed_line import (MAX_FINDER_OFF, ON_ITS_STROKE, SAME_
                                            shares_far_corner)
 from adapters.markers.centre_finder import Proposal
 
+from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import benchmark_image
 
 H, W = 240, 320
@@ -98,10 +99,8 @@ def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why)
     (At 21/125 A was refused too, as ending at one far corner with B, until a box whose outline
     passed the rules with its corners to itself owned it against B's, which only the outline
     verifier accepted: parse_box._owns_its_far_corner.)"""
-    from adapters.markers.corner_finder import default_corner_finder
-
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())  # shipped networks
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     for label in refused:
         assert label not in markers
     assert why in missing[refused[-1]]
@@ -118,10 +117,8 @@ def test_images_that_once_took_another_boxs_line_place_no_box_wrong(seed, index,
     8.7 px from its own, and the finder proposed a far corner there). The photo-trained networks
     put those corners right: every box is placed right, but 22/198's C, refused before the check
     (its corner starts an outline the rules pass, and the naming left it unplaced)."""
-    from adapters.markers.corner_finder import default_corner_finder
-
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())  # shipped networks
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert set(markers) | set(missing) == set(boxes)
     assert set(missing) == refused
     for name, marker in markers.items():
@@ -130,10 +127,8 @@ def test_images_that_once_took_another_boxs_line_place_no_box_wrong(seed, index,
 
 def test_boxes_that_share_a_line_as_drawn_are_placed():
     """Seed 9 image 6: A's bottom side and B's top side are one line, and both boxes are placed."""
-    from adapters.markers.corner_finder import default_corner_finder
-
     drawn, boxes, _ = benchmark_image(9, 6)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing and set(markers) == set(boxes)
     assert abs(markers["A"].box[3] - markers["B"].box[1]) <= 0.6  # the line they share
     for name, marker in markers.items():

@@ -23,6 +23,7 @@ from adapters.markers.scenes import FAR_CORNER, box_training_scene, jpeg, random
 from adapters.questions import MCQuestion, QuestionSource
 from train.markers_corners import CornerStream, main as train_main
 
+from marker_recordings import recorded_finder, recorded_reader
 from marker_oracles import OracleFinder, OracleReader, trained_and_continued
 
 
@@ -329,20 +330,19 @@ def test_a_faintly_read_corner_left_for_the_last_label_must_take_nothing_from_th
     assert not parse_box._apart_from(outline(60.2, 80.5, 250.1, 170.9), placed, 240, 320)  # bottom on A's bottom
 
 
-def read_with_shipped_networks(seed, index):
+def read_with_recorded_networks(seed, index):
     """(markers, missing, true boxes) of read_boxes on benchmark image `index` at `seed`, with the
-    shipped corner finder, corner reader and outline verifier."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
+    corner finder's and corner reader's recorded outputs (marker_recordings) and the shipped
+    outline verifier."""
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(),
-                                               reader=default_corner_reader())
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(),
+                                               reader=recorded_reader())
     return markers, missing, boxes
 
 
 def placed_right_by_elimination(seed, index, label):
     """Asserts that every box of that benchmark image is placed within 2 px, `label`'s by elimination."""
-    markers, missing, boxes = read_with_shipped_networks(seed, index)
+    markers, missing, boxes = read_with_recorded_networks(seed, index)
     assert not missing and markers[label].source == "elimination"
     for other, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[other]))) <= 2.0, other
@@ -357,7 +357,7 @@ def test_of_two_corners_left_for_the_last_label_the_one_apart_from_the_placed_bo
     placed_right_by_elimination(1, 165, "A")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_apart_from", lambda *args: False)
-        markers, missing, _ = read_with_shipped_networks(1, 165)
+        markers, missing, _ = read_with_recorded_networks(1, 165)
         assert set(markers) == {"B"} and "2 corners read as a label start an outline" in missing["A"]
 
 
@@ -374,13 +374,13 @@ def test_the_last_label_the_finder_barely_reads_at_the_one_corner_left_is_placed
     placed_right_by_elimination(93, 0, "C")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "READER_READS", 1.01)
-        markers, missing, _ = read_with_shipped_networks(93, 0)
+        markers, missing, _ = read_with_recorded_networks(93, 0)
         assert set(markers) == {"A", "B", "D"} and "C" in missing
         patch.setattr(parse_box, "_apart_from", lambda *args: True)
-        markers, _, boxes = read_with_shipped_networks(93, 0)
+        markers, _, boxes = read_with_recorded_networks(93, 0)
         assert max(abs(np.subtract(markers["C"].box, boxes["C"]))) > 50
         patch.setattr(parse_box, "_apart_from", lambda *args: False)
-        markers, missing, _ = read_with_shipped_networks(64, 176)
+        markers, missing, _ = read_with_recorded_networks(64, 176)
         assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
 
 
@@ -396,14 +396,14 @@ def test_where_the_corner_reader_reads_the_label_left_lines_crossing_at_its_corn
     reader reads B there at 0.98), the naming of the three tells all three, each within 2 px;
     without it, all three are missing."""
     placed_right_by_elimination(82, 143, "D")
-    markers, missing, boxes = read_with_shipped_networks(108, 21)
+    markers, missing, boxes = read_with_recorded_networks(108, 21)
     assert not missing and {markers[l].source for l in "BCD"} == {"elimination"}
     assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "READER_READS", 1.01)
-        markers, missing, _ = read_with_shipped_networks(82, 143)
+        markers, missing, _ = read_with_recorded_networks(82, 143)
         assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
-        markers, missing, _ = read_with_shipped_networks(108, 21)
+        markers, missing, _ = read_with_recorded_networks(108, 21)
         assert set(markers) == {"A"} and all("tells no label apart" in missing[l] for l in "BCD")
 
 
@@ -434,11 +434,9 @@ def test_elimination_takes_the_last_corners_own_box_where_two_outlines_start_the
     corner; reader 0.77). D's corner is the one left, but two outlines start there: its own and
     one to another box's far corner, which _its_own_box tells apart. Elimination takes that own box
     (within 2 px, as every box placed); asked of every outline starting there, it found none."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, _ = benchmark_image(1, 91)
     labels = sorted(boxes)
-    finder, reader = default_corner_finder(), default_corner_reader()
+    finder, reader = recorded_finder(), recorded_reader()
     markers, _, _ = parse_box.read_boxes(drawn, labels, finder, reader=reader)  # (the shipped verifier too)
     assert markers["D"].source == "elimination"
     for label, marker in markers.items():
@@ -1072,7 +1070,6 @@ def test_a_side_on_the_fringe_of_a_band_two_strokes_wide_moves_to_the_bands_edge
     Thin strokes are left as they are: over texture a 1 px line's profile makes such bands of the
     scene, and at seed 14 image 61 the rule lost B's outline (and with it A's, placed by
     elimination)."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(12, 11)
     assert style.ring_width == 3 and abs(boxes["A"][2] - 171.5) < 0.1  # the image described above
@@ -1081,7 +1078,7 @@ def test_a_side_on_the_fringe_of_a_band_two_strokes_wide_moves_to_the_bands_edge
     assert outline is not None and max(abs(np.subtract(outline.box, boxes["A"]))) <= 1.0
     drawn, boxes, style = benchmark_image(14, 61)
     assert style.ring_width == 1
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1095,11 +1092,10 @@ def test_a_side_chosen_on_two_touching_strokes_moves_to_their_edge_at_the_finder
     the side, centred between the two strokes, 2.0 and 2.3 px off: both images were answered with
     that box wrong. A chosen window over BAND_EXCESS px wider than the box's stroke is now taken
     as two strokes, and the side as its edge nearest the finder's guess (_band_edge_at_guess)."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(seed, image)
     assert style.ring_width == 4  # the images described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert label in markers
     assert max(abs(np.subtract(markers[label].box, boxes[label]))) <= 2.0
 
@@ -1115,11 +1111,10 @@ def test_a_side_at_the_edge_of_or_inside_two_touching_strokes_may_not_lie_on_ano
     band the two make. Both sides are marked (Outline.banded: at the band's edge, _band_edge_for_fringe,
     or inside it, _in_band), and two boxes on one stroke of two touching cannot both be right: the
     box is refused with that reason, and the other placed."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(seed, image)
     assert style.ring_width == ring_width  # the images described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert refused not in markers and "two touching strokes" in missing[refused]
     assert max(abs(np.subtract(markers[kept].box, boxes[kept]))) <= 2.0
 
@@ -1405,20 +1400,18 @@ def test_of_two_outlines_at_a_corner_the_one_the_verifier_finds_drawn_alone_is_t
 
 
 def test_a_box_is_told_from_a_rectangle_to_another_boxs_line_by_the_verifier_end_to_end(monkeypatch):
-    """Benchmark seed 106 image 57, with the shipped networks: from A's corner the rules pass A's
-    outline and one to C's line (a T at each), and nothing else tells them apart; the verifier
-    finds A's drawn (0.998) and the other not (0.055), so A is placed (every box placed within
-    2 px); without that weighing, A stays unplaced."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
+    """Benchmark seed 106 image 57, with the networks' recorded outputs: from A's corner the rules
+    pass A's outline and one to C's line (a T at each), and nothing else tells them apart; the
+    verifier finds A's drawn (0.998) and the other not (0.055), so A is placed (every box placed
+    within 2 px); without that weighing, A stays unplaced."""
     drawn, boxes, _ = benchmark_image(106, 57)
     labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert "A" in markers
     for label, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
     monkeypatch.setattr(parse_box, "_the_one_drawn", lambda found, verifier: [])
-    markers, missing, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    markers, missing, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert "A" not in markers and "A" in missing
 
 
@@ -1535,7 +1528,7 @@ def test_a_box_is_traced_on_the_sides_through_its_corner_not_on_scene_bands_besi
 def test_a_far_corner_beside_another_boxs_labelled_corner_is_proposed_and_its_box_placed(monkeypatch):
     """The same image: the corner finder seeks the far corners' peaks apart from the labels' (as
     shipped), so A's far corner, 3 px from C's labelled corner, is proposed, and A is placed with
-    no trace at all."""
+    no trace at all. (Both tests ask the finder's own peak search: the shipped networks.)"""
     from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.corner_reader import default_corner_reader
 
@@ -1584,11 +1577,9 @@ def test_a_far_corner_proposed_past_a_wide_bottom_side_does_not_leave_the_box_un
     bottom side at 121.7 (its 6 px stroke's middle) and at 124.1 (the stroke's fringe, the side
     search's window reaching only that far from a far corner 8 px past it). Two outlines at the
     corner left A unplaced; the fringe's is dropped, and A is placed."""
-    from adapters.markers.corner_finder import default_corner_finder
-
     drawn, boxes, style = benchmark_image(11, 63)
     assert (style.ring_width, len(boxes)) == (4, 2)  # the image described above
-    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], default_corner_finder())  # shipped networks
+    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0
@@ -1654,11 +1645,10 @@ def test_the_words_at_the_corners_may_take_a_label_off_a_corner_in_a_naming_but_
     read 0.008, and it told B at C's corner: B and C were answered swapped. The networks' own
     readings name B and C right; a label the words move from where they name it is no longer
     told, and both are refused with that reason."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(56, 108)
     assert (style.font, style.label_height < 9.0) == ("hershey-complex", True)  # the image described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert set(missing) == {"B", "C"}
     assert all("move B from where the networks' readings name it" in why for why in missing.values())
     assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
@@ -1670,11 +1660,10 @@ def test_the_images_corner_stands_in_for_a_far_corner_only_when_the_verifier_pas
     its outline as crossing. The image's corner, tried next by the rules, passed with two sides
     unseen, and C was answered 30 and 58 px off. The outline verifier's second opinion on the
     proposed far corners now comes first, and it accepts C's own."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(51, 79)
     assert style.ring_width == 1 and boxes["C"][2] < 300  # the image described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert "C" in markers and max(abs(np.subtract(markers["C"].box, boxes["C"]))) <= 2.0
 
 
@@ -1685,11 +1674,10 @@ def test_an_outline_to_the_images_corner_needs_both_seen_sides_drawn_nearly_all_
     the way to the border by the texture's green, and A was answered 80 and 47 px off. With two
     sides seen standing for four, both must now be drawn along BORDER_CORNER_COVERAGE (90%) of
     their length; A is then placed on its own outline."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(68, 165)
     assert style.ring_width == 1 and boxes["A"][2] < 250  # the image described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
     assert "A" in markers
@@ -1714,11 +1702,10 @@ def test_another_boxs_line_is_judged_where_its_outline_was_fitted_too():
     refused for lying on it (borrowed_line) until the faint-window rule fitted D's top right and a
     refit moved it 1.2 px up, off C's: C was answered. The last look now judges each box against
     the others where their outlines were fitted too: C is refused again, and no box placed is off."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(55, 125)
     assert style.ring_width == 2 and abs(boxes["C"][3] - boxes["D"][1] - 4.2) < 0.1  # the image described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert "C" not in markers and "lies on another box's line" in missing["C"]
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1746,11 +1733,10 @@ def test_a_word_two_corners_may_own_is_not_given_to_one_of_them_on_a_near_tie():
     placed there and C by elimination at D's, the two swapped. A word read at several corners now
     goes to one only when the networks read its label there WORD_OWNER times more: C and D are
     refused, and no box placed is off."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(72, 34)
     assert style.polarity == "box" and boxes["D"][1] < 16  # the image described above
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert {"C", "D"} <= set(missing)
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1761,10 +1747,9 @@ def test_a_word_its_own_corner_reads_twice_as_much_as_another_goes_to_that_corne
     px above B's, where the networks read B 0.44, against 0.97 at B's own corner. With the word
     kept at both corners (a margin of DECISIVE, 3, asked for), B and C were refused; at
     WORD_OWNER (2) the word goes to B's corner and all four boxes are placed right."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     drawn, boxes, style = benchmark_image(77, 12)
-    markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1800,11 +1785,10 @@ def test_a_side_half_hidden_by_one_labels_box_is_found_on_its_other_half_and_jud
     it away. The stroke is found on the side's lower half, and one label's box may hide up to
     LABEL_BOX_MAX px where MIN_SIDE px are left to see: both boxes are placed within 2 px. Image 7
     at seed 13 (B's top side under both labels' boxes) is placed by the rules too."""
-    from adapters.markers.corner_finder import default_corner_finder
     from adapters.markers.parse_box import read_boxes
     for seed, index in ((73, 98), (13, 7)):
         drawn, boxes, style = benchmark_image(seed, index)
-        markers, missing, _ = read_boxes(drawn, list(boxes), default_corner_finder())
+        markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
         assert not missing and markers["B"].source == "parsed"
         for name, marker in markers.items():
             assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1847,9 +1831,8 @@ def test_a_rectangle_from_a_boxs_corner_to_a_t_on_another_line_does_not_leave_th
     outline and a rectangle ending where a scene edge meets a line, 3 px off the corner. Neither
     borrows another box's corner, and B was refused as unclear; the finder reads B's own far
     corner at 0.98 and the other end at 0.13. All three boxes are placed within 2 px."""
-    from adapters.markers.corner_finder import default_corner_finder
     drawn, boxes, style = benchmark_image(75, 171)
-    markers, missing, outlines = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, outlines = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert sum(max(abs(o.x0 - boxes["B"][0]), abs(o.y0 - boxes["B"][1])) < 4 for o in outlines) == 2
     assert not missing
     for name, marker in markers.items():
@@ -1897,9 +1880,8 @@ def test_a_box_whose_far_corner_another_borrowed_is_placed_and_the_borrower_refu
     from its corner to B's far corner, its sides meeting B's lines at two T's. Both B and C were
     refused as ending at one far corner; B's outline has its corners to itself, so B is placed
     within 2 px (judged without C, whose bottom side lies on B's), and C stays refused."""
-    from adapters.markers.corner_finder import default_corner_finder
     drawn, boxes, style = benchmark_image(0, 181)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert set(missing) == {"C"} and "far corner" in missing["C"]
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1910,12 +1892,12 @@ def test_of_two_clean_boxes_ending_at_one_far_corner_the_one_drawn_along_all_its
     its own and 23 px below it, with no T at a corner; B's own outline has none either, so T's tell neither. C's
     rectangle is drawn along its sides less (0.89, the least drawn side's) than B's (1.0), by
     COVERAGE_LEAD: B is placed within 2 px and C stays refused. Without that lead, both are refused."""
-    markers, missing, boxes = read_with_shipped_networks(63, 36)
+    markers, missing, boxes = read_with_recorded_networks(63, 36)
     assert set(missing) == {"C"} and "far corner" in missing["C"]
     assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "COVERAGE_LEAD", 1.01)
-        markers, missing, _ = read_with_shipped_networks(63, 36)
+        markers, missing, _ = read_with_recorded_networks(63, 36)
         assert set(missing) == {"B", "C"} and all("far corner" in missing[l] for l in "BC")
 
 
@@ -1925,11 +1907,11 @@ def test_a_box_refused_for_a_borrowed_far_corner_moves_to_its_own_where_the_veri
     The finder sees B's own far corner (0.95), and the verifier finds the rectangle to it drawn
     (0.95): B moves there (_to_its_own_far_corner), within 2 px, with every other box as it was.
     Without that step, B stays refused for the borrowed far corner."""
-    markers, missing, boxes = read_with_shipped_networks(104, 9)
+    markers, missing, boxes = read_with_recorded_networks(104, 9)
     assert not missing and all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_to_its_own_far_corner", lambda *args: None)
-        markers, missing, _ = read_with_shipped_networks(104, 9)
+        markers, missing, _ = read_with_recorded_networks(104, 9)
         assert set(missing) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["B"]
 
 
@@ -1948,7 +1930,7 @@ def test_the_naming_takes_a_corners_own_box_where_two_outlines_start_there():
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "_by_permutation", spy)
-        markers, missing, boxes = read_with_shipped_networks(153, 167)
+        markers, missing, boxes = read_with_recorded_networks(153, 167)
     assert not missing and all(m.source == "elimination" for m in markers.values())
     assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     at_b = [found for found in given[0] if found and max(abs(np.subtract(found[0][:2], boxes["B"][:2]))) <= 2.0]
@@ -1980,9 +1962,8 @@ def test_a_box_whose_corner_reaches_two_far_corners_each_reached_from_another_co
     """box_accuracy.py's image 11 at seed 90: from A's corner the rules pass A's own outline and one
     to B's far corner, and from D's corner one to A's far corner too; A was refused as unclear. B's
     corner has one outline: A's outline to B's far corner borrows it, and all four are placed."""
-    from adapters.markers.corner_finder import default_corner_finder
     drawn, boxes, style = benchmark_image(90, 11)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -2009,12 +1990,11 @@ def test_a_thin_top_side_3_px_from_the_border_over_noise_is_not_placed_on_the_bo
     lies at y 3 over noise; the top two rows, scored against the rows below them only, outscored it
     (contrast 42 against 19.5) and C was placed on the border, 2.9 px off, in an image answered in
     full. It is fitted on its own stroke now, and every box is placed within 2 px."""
-    from adapters.markers.corner_finder import default_corner_finder
     drawn, boxes, style = benchmark_image(91, 139)
     assert style.ring_width == 1 and boxes["C"][1] == 3.0  # the image described above
     outline = fit_outline(to_lab(drawn), boxes["C"])
     assert outline is not None and max(abs(np.subtract(outline.box, boxes["C"]))) <= 1.0
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder())
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0, label
@@ -2054,16 +2034,14 @@ def test_a_box_is_not_cut_down_to_a_small_traced_rectangle_at_its_corner(seed, i
 def _placed_right_and_off_with_the_rule_undone(seed, index, label, rule, off, monkeypatch):
     """Benchmark image `index` at `seed` has every box placed within 2 px, `label`'s among them,
     and `label`'s more than `off` px off with parse_box's predicate `rule` never firing."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, _ = benchmark_image(seed, index)
     labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     assert label in markers
     monkeypatch.setattr(parse_box, rule, lambda *args: False)
-    undone, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    undone, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert max(abs(np.subtract(undone[label].box, boxes[label]))) > off
 
 
@@ -2122,10 +2100,8 @@ def test_a_verifier_only_outline_with_no_t_through_a_crossing_the_finder_reads_a
     a crossing the finder reads as a far corner (0.79), on to A's own far corner (read 0.25).
     Only the verifier accepts A's outline, and it has no T: asking _past_a_seen_far_corner of
     every verifier-only outline refused A, placed right."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, _ = benchmark_image(102, 158)
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
 
 
@@ -2135,24 +2111,22 @@ def test_a_traced_rectangle_the_rules_turn_away_is_weighed_by_the_verifier():
     away (a side drawn along too little of its length); the outline verifier finds it drawn. The
     verifier weighed only the rectangles to proposed far corners, so A was left unplaced; it now
     weighs the traced one too, and A is placed within 2 px. The rules alone still place none."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
     from adapters.markers.outline_verifier import default_outline_verifier
     from adapters.markers.traced_corner import traced_far_corner
 
     drawn, boxes, style = benchmark_image(74, 183)
     assert style.ring_width == 3 and "A" in boxes  # the image described above
     lab, (x0, y0, x1, y1) = to_lab(drawn), boxes["A"]
-    finder = default_corner_finder()
+    finder = recorded_finder()
     assert not any(p.scores[FAR_CORNER] >= parse_box.FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
                    for p in finder.find(drawn))
     far = traced_far_corner(lab, x0, y0)
     assert far is not None and max(abs(np.subtract(far, (x1, y1)))) <= 2.0
     assert fit_outline(lab, (x0, y0, *far)) is None
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=recorded_reader())
     assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
     assert default_outline_verifier() is not None
-    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader(), verifier=None)
+    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=recorded_reader(), verifier=None)
     assert "A" in missing
 
 
@@ -2162,19 +2136,16 @@ def test_a_traced_rectangle_whose_far_sides_are_barely_drawn_is_not_taken_on_the
     "bottom side" drawn along a fifth of its length (a scene edge); the verifier finds it drawn
     at 0.97. Every side of a traced rectangle must be drawn along TRACED_COVERAGE of its length,
     so A is not placed on it (it stays unplaced, as before the verifier weighed traced ones)."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
-
     drawn, boxes, style = benchmark_image(71, 164)
     assert style.ring_width == 1 and "A" in boxes  # the image described above
 
     def a_read(markers):
         return markers["A"].box if "A" in markers else None
 
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert a_read(markers) is None or max(abs(np.subtract(a_read(markers), boxes["A"]))) <= 2.0
     monkeypatch.setattr(parse_box, "TRACED_COVERAGE", 0.0)
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert a_read(markers) is not None and max(abs(np.subtract(a_read(markers), boxes["A"]))) > 50
 
 
@@ -2215,18 +2186,16 @@ def test_a_verifier_only_outline_is_taken_past_learned_fit_only_from_a_corner_th
     its left side 2.2 px from the finder's line and on A's stroke. The finder barely reads that
     corner, so the fit is not taken past LEARNED_FIT there: every box is placed within 2 px. Taken,
     it is a fifth outline, and A, C and D are left in doubt."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, style = benchmark_image(85, 196)
     assert style.ring_width == 1 and sorted(boxes) == ["A", "B", "C", "D"]  # the image described above
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     near = parse_box._near_the_finders_corners
     monkeypatch.setattr(parse_box, "_near_the_finders_corners",
                         lambda lab, outline, proposed, seen: near(lab, outline, proposed, (True, True)))
-    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert {"A", "C", "D"} <= set(missing)
 
 
@@ -2236,13 +2205,11 @@ def test_a_verifier_only_side_moved_off_the_finders_stroke_is_not_taken():
     the rectangle drawn at 0.996. That side is centred on ink, but so is the finder's line; and the
     finder reads D at that corner at 0.28 only. Either keeps D unplaced (every box placed is within
     2 px); with neither, D was placed 2.4 px off in an image answered in full."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
     drawn, boxes, style = benchmark_image(116, 13)
     assert style.ring_width == 1 and sorted(boxes) == ["A", "B", "C", "D"]  # the image described above
 
     def read():
-        return parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+        return parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
 
     near = parse_box._near_the_finders_corners
     for undone in ("line", "seen", "both"):
@@ -2267,16 +2234,13 @@ def test_a_verifier_only_outline_on_its_stroke_is_taken_where_the_finders_corner
     verifier finds it drawn at 0.99, but it lay more than LEARNED_FIT from the finder's corner, so
     B was left unplaced. Its left side is centred on its stroke, so B is now placed within 2 px;
     with STROKE_FIT at LEARNED_FIT it is not."""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
-
     drawn, boxes, style = benchmark_image(67, 197)
     assert style.ring_width == 1 and "B" in boxes  # the image described above
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     assert "B" in markers
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(parse_box, "STROKE_FIT", parse_box.LEARNED_FIT)
-        undone, _, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(), reader=default_corner_reader())
+        undone, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert "B" not in undone

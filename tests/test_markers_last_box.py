@@ -18,6 +18,7 @@ from adapters.markers.render import draw_boxes
 from adapters.markers.scenes import FAR_CORNER
 from adapters.markers.stroke_band import MAX_OFF_BAND, stroke_across
 
+from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import BOXES, STYLE, SetVerifier, benchmark_image, noisy
 
 A, B = BOXES["A"], BOXES["B"]
@@ -112,16 +113,14 @@ def test_the_last_box_the_rules_fit_on_the_wrong_lines_is_placed_between_the_fin
     within 2 px. With drawn_between_corners stubbed out, B stays missing. (Image 7 at seed 13, B's
     top side under both labels' dark boxes, was placed this way too; the rules now pass B's own
     outline there: test_markers_boxes' one label's box hiding nearly half a side.)"""
-    from adapters.markers.corner_finder import default_corner_finder
-
     drawn, boxes, style = benchmark_image(seed, index)
     assert (len(boxes), style.ring_width) == (2, 3)  # the images described above
-    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], default_corner_finder())  # shipped networks
+    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
     assert not missing and markers[label].source == "elimination"
     for name, box in boxes.items():
         assert max(abs(np.subtract(markers[name].box, box))) <= 2.0
     monkeypatch.setattr(last_box, "drawn_between_corners", lambda *args: (None, "stubbed"))
-    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], default_corner_finder())
+    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
     assert set(markers) == {"A"} and "stubbed" in missing[label]
 
 

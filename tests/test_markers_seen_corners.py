@@ -11,12 +11,12 @@ import pytest
 from adapters.markers import parse_box
 from adapters.markers.box_outline import Rejections
 from adapters.markers.centre_finder import Proposal
-from adapters.markers.corner_finder import default_corner_finder
-from adapters.markers.corner_reader import CLASSES as READER_CLASSES, default_corner_reader
+from adapters.markers.corner_reader import CLASSES as READER_CLASSES
 from adapters.markers.detect import to_lab
 from adapters.markers.scenes import FAR_CORNER
 from adapters.markers.seen_corners import SEEN_ACCEPTANCE, SEEN_CROSSING, between_seen_corners
 
+from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import SetVerifier, benchmark_image
 
 # box_accuracy.py's image 112 at seed 3: A, a 1 px box over a gradient, its outline to the far
@@ -31,7 +31,7 @@ def fits_from_a(seed, index, label="A"):
     that corner."""
     drawn, boxes, _ = benchmark_image(seed, index)
     lab = to_lab(drawn)
-    proposals = default_corner_finder().find(drawn)
+    proposals = recorded_finder().find(drawn)
     fars = parse_box.far_corners(proposals)
     box = boxes[label]
     corner = min(parse_box.candidate_corners(proposals, sorted(boxes)),
@@ -97,22 +97,23 @@ def test_a_crossing_rectangle_ending_where_another_corners_outline_ends_is_not_t
 
 
 def test_the_box_is_placed_where_the_reader_is_sure_of_its_corner(monkeypatch):
-    """End to end, with the shipped networks: A is placed within 2 px (every box placed is), and
-    with no corner read surely (parse_box._corners_read_surely) it is not placed at all."""
+    """End to end, with the networks' recorded outputs: A is placed within 2 px (every box placed
+    is), and with no corner read surely (parse_box._corners_read_surely) it is not placed at all."""
     assert_a_placed_only_as_it_is(monkeypatch, SEED, INDEX, parse_box, "_corners_read_surely", lambda *args: [])
 
 
 def assert_a_placed_only_as_it_is(monkeypatch, seed, index, module, name, undone, label="A"):
-    """End to end on box_accuracy.py's image `index` at `seed`, with the shipped networks: `label`
-    is placed (every box placed within 2 px), and not at all with `module`.`name` set to `undone`."""
+    """End to end on box_accuracy.py's image `index` at `seed`, with the networks' recorded outputs
+    (marker_recordings): `label` is placed (every box placed within 2 px), and not at all with
+    `module`.`name` set to `undone`."""
     drawn, boxes, _ = benchmark_image(seed, index)
     labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    markers, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert label in markers
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     monkeypatch.setattr(module, name, undone)
-    markers, missing, _ = parse_box.read_boxes(drawn, labels, default_corner_finder(), reader=default_corner_reader())
+    markers, missing, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert label not in markers and label in missing
 
 
@@ -180,8 +181,8 @@ def test_of_a_sides_untold_strokes_the_one_near_both_seen_corners_is_taken(a_at_
 
 
 def test_an_untold_box_is_placed_end_to_end(monkeypatch):
-    """With the shipped networks A is placed within 2 px (every box placed is), and not at all
-    where the rules' fit keeps no untold rectangles."""
+    """With the networks' recorded outputs A is placed within 2 px (every box placed is), and not
+    at all where the rules' fit keeps no untold rectangles."""
     from adapters.markers import box_outline
     told_apart = box_outline._told_apart  # (called without the Rejections to keep them in)
     assert_a_placed_only_as_it_is(monkeypatch, UNTOLD_SEED, UNTOLD_INDEX, box_outline, "_told_apart",
@@ -233,9 +234,9 @@ def test_an_untold_rectangle_with_a_line_going_on_is_weighed_as_a_crossing():
 def test_an_untold_crossing_box_is_placed_end_to_end(monkeypatch):
     """Box seed 86 image 23's A, a 1 px orange box whose top side has two strokes of its look 3 px
     apart, with a line going on past the bottom-right corner of the rectangle on its own (found
-    drawn at 0.993): with the shipped networks A is placed within 2 px (every box placed is), and
-    not at all where an untold rectangle's crossing lines keep it to the coverage rule. (At 90/59
-    B's box, placed without this, leaves A to the last box.)"""
+    drawn at 0.993): with the networks' recorded outputs A is placed within 2 px (every box placed
+    is), and not at all where an untold rectangle's crossing lines keep it to the coverage rule.
+    (At 90/59 B's box, placed without this, leaves A to the last box.)"""
     from adapters.markers import seen_corners
     assert_a_placed_only_as_it_is(monkeypatch, 86, 23, seen_corners, "lines_cross", lambda measures: False)
 

@@ -13,6 +13,7 @@ from adapters.markers.render import draw_boxes
 from adapters.markers.stroke_band import MAX_OFF_BAND, off_its_strokes, onto_strokes, stroke_across
 from adapters.markers.types import Marker
 
+from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import BOXES, STYLE, benchmark_image, noisy
 
 A = BOXES["A"]
@@ -159,12 +160,11 @@ def test_fresh_benchmark_boxes_between_or_beside_two_lines_are_placed_right_or_r
 
 
 def _placed_right_or_refused_off_its_stroke(seed, index, label, placed):
-    """Benchmark image `index` at `seed`, read with the shipped networks: `label` is placed or not
-    as `placed` says (refused as lying off its stroke), and every box placed lies within 2 px."""
-    from adapters.markers.corner_finder import default_corner_finder
-
+    """Benchmark image `index` at `seed`, read with the networks' recorded outputs: `label` is
+    placed or not as `placed` says (refused as lying off its stroke), and every box placed lies
+    within 2 px."""
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), default_corner_finder())  # shipped networks
+    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert (label in markers) is placed
     if not placed:
         assert "lies off the middle of its stroke" in missing[label]
