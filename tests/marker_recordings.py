@@ -133,8 +133,3 @@ def recorded_finder() -> RecordedFinder:
 def recorded_reader() -> RecordedReader:
     return RecordedReader()
 
-
-def recorded_networks_sha256() -> dict[str, str]:
-    """{"finder": sha256, "reader": sha256} of the weights whose outputs are recorded."""
-    data = _store().data
-    return {"finder": data.get("finder"), "reader": data.get("reader")}
