@@ -9,10 +9,12 @@ ones the rule was written against, so a retrained finder or reader can ship with
 rules' tests (how well a network reads is measured by benchmarks/box_accuracy.py, not by tests).
 The adversarial scenes and the parser's end-to-end tests keep the shipped networks.
 
-Recording: `BOX_NETWORKS=record pytest tests/test_markers_*.py` runs the shipped networks and
-merges every output asked for into RECORDINGS at exit, with the sha256 of the weights that gave
-them. An image or a reader position never recorded is an error that says so (the image is keyed
-by its pixels: a change to the renderer or to the photographs asks for a new recording)."""
+Recording: `BOX_NETWORKS=record pytest tests/test_markers_*.py` runs the shipped networks where
+an output was never recorded and merges it into RECORDINGS at exit, with the sha256 of the
+weights that gave them; it refuses to merge outputs of other weights (delete RECORDINGS to record
+afresh after shipping a network). An image or a reader position never recorded is an error that
+says so (the image is keyed by its pixels: a change to the renderer or to the photographs asks
+for a new recording)."""
 
 import atexit
 import hashlib
@@ -65,6 +67,14 @@ class _Recordings:
             self.data["images"][key] = {"proposals": None, "readings": []}
         return self.data["images"][key]
 
+    def weights(self, network: str, sha256: str) -> None:
+        """Note that `network` ("finder", "reader") with weights `sha256` records here; outputs of
+        two sets of weights are never mixed in one file."""
+        recorded = self.data.setdefault(network, sha256)
+        if recorded != sha256:
+            raise ValueError(f"{RECORDINGS} holds the corner {network}'s outputs with weights {recorded[:12]}…, and "
+                             f"the shipped ones are {sha256[:12]}…: delete it and record every test afresh")
+
     def save(self) -> None:
         RECORDINGS.parent.mkdir(parents=True, exist_ok=True)
         RECORDINGS.write_text(json.dumps(self.data, sort_keys=True, separators=(",", ":")) + "\n")
@@ -87,10 +97,13 @@ class RecordedFinder:
         if min_score != MIN_SCORE:
             raise ValueError(f"proposals are recorded at the finder's MIN_SCORE ({MIN_SCORE}), not at {min_score}")
         entry = _store().image(rgb)
-        if entry["proposals"] is None:  # (recording: the image is new)
+        if entry["proposals"] is None:  # (the image was new to a reader call)
+            if not RECORDING:
+                raise LookupError(f"no recorded corner finder proposals for image {image_key(rgb)}: record them with "
+                                  "BOX_NETWORKS=record pytest tests/test_markers_*.py")
             from adapters.markers.corner_finder import default_corner_finder
             finder = default_corner_finder()
-            _store().data["finder"] = finder.record["sha256"]
+            _store().weights("finder", finder.record["sha256"])
             classes = _store().data.setdefault("finder_classes", list(finder.net.classes))
             entry["proposals"] = [[p.x, p.y, _short(p.scores[c] for c in classes)] for p in finder.find(rgb)]
         classes = _store().data["finder_classes"]
@@ -101,7 +114,10 @@ class RecordedReader:
     """The shipped corner reader's probabilities (`probabilities(rgb, corners)`), as recorded at
     each position asked for."""
 
-    def probabilities(self, rgb: np.ndarray, corners) -> np.ndarray:
+    def probabilities(self, rgb: np.ndarray, corners, batch: int | None = None) -> np.ndarray:
+        # (batch: the shipped reader's keyword, of no use here)
+        if not len(corners):
+            return np.zeros((0, len(CLASSES)), np.float32)
         entry = _store().image(rgb)
         if _store().data.get("reader_classes", list(CLASSES)) != list(CLASSES):
             raise ValueError(f"the corner reader's classes are {list(CLASSES)}, the recorded readings' "
@@ -118,7 +134,7 @@ class RecordedReader:
         if unread:  # the whole batch as asked for (a network's output may differ in the last bits by batch)
             from adapters.markers.corner_reader import default_corner_reader
             reader = default_corner_reader()
-            _store().data["reader"] = reader.record["sha256"]
+            _store().weights("reader", reader.record["sha256"])
             for (x, y), row in zip(corners, reader.probabilities(rgb, corners).tolist()):
                 if recorded(x, y) is None:
                     entry["readings"].append([x, y, _short(row)])

@@ -41,3 +41,14 @@ def test_a_recorded_image_plays_back_its_proposals_and_readings_and_refuses_a_ne
     assert played.tolist() == [_exact(p) for _, _, p in readings[:3]][::-1]
     with pytest.raises(LookupError, match="no recorded corner reading"):
         recorded_reader().probabilities(drawn, [(asked[0][0] + 0.5, asked[0][1])])
+
+
+def test_no_corners_asked_need_no_recording_and_two_sets_of_weights_never_mix(monkeypatch):
+    monkeypatch.setattr(marker_recordings, "RECORDING", False)
+    unrecorded = np.full((240, 320, 3), 17, np.uint8)
+    assert recorded_reader().probabilities(unrecorded, []).shape == (0, len(CLASSES))
+    store = marker_recordings._Recordings()
+    recorded = store.data["finder"]
+    store.weights("finder", recorded)  # the same weights: fine
+    with pytest.raises(ValueError, match="delete it and record every test afresh"):
+        store.weights("finder", "0" * 64)

@@ -323,7 +323,9 @@ def parse_image(rgb: np.ndarray, labels: Sequence[str], classifier: GlyphClassif
     proposals = None
     if reader is not None:
         proposals = finder.find(rgb) if finder is not None else None
-        _check_words_matching_by_patches(rgb, parsed, reader)  # (first: one check of the two may leave one alone)
+        # before _check_by_patches, whose veto of one marker at a time may take back one of a swapped
+        # pair and leave the other on the wrong ring
+        _check_words_matching_by_patches(rgb, parsed, reader, proposals)
         _check_by_patches(rgb, lab, parsed, reader, proposals=proposals)
         if parsed.missing and parsed.eliminable:
             _match_eliminable_by_patches(rgb, parsed, reader)
@@ -458,21 +460,25 @@ def _unreadable(parsed: ImageParse) -> list[str]:
     return [label for label in parsed.missing if parsed.circles and not any(r.label == label for r in parsed.reads)]
 
 
-def _check_words_matching_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader) -> None:
+def _check_words_matching_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader,
+                                     proposals: list[Proposal] | None = None) -> None:
     """Take back the labels the words' elimination matched to as many circles (two or more labels
     no word was read as: _match_by_reading) where the patch reader reads another matching of them
-    to those circles WORDS_MATCHING_OVERRULED times likelier (_matching_overruled; in place: they
-    go back to parsed.missing, where _match_eliminable_by_patches places them only by a decisive
-    matching). The words were read against the labels left only, so a small glyph that is
-    neither reads as the nearer of them: fresh markers_accuracy seed 35 image 134 (320x240), B's
-    and D's 8.6 px labels in dejavusansmono matched swapped, where the reader reads B 0.75 at B's
-    ring and 0.08 at D's, the swap 3 times likelier: a question answered wrong. One label left
-    (no matching to weigh) is _check_by_patches' (ELIMINATION_VETO)."""
+    to those circles WORDS_MATCHING_OVERRULED times likelier (_other_matching_ratio; in place:
+    they go back to parsed.missing, where the later passes may place them again). The words were
+    read against the labels left only, so small glyphs that read as neither are matched as the
+    nearer of them: fresh markers_accuracy seed 35 image 134 (320x240), B's and D's 8.6 px labels
+    in dejavusansmono matched swapped, where the reader reads B 0.75 at B's ring and 0.02 at D's,
+    the swap 4.5 times likelier: a question answered wrong. A matching the centre finder
+    (`proposals`) confirms at every one of its circles (FINDER_CONFIRMS, as _check_by_patches
+    spares a marker) stands. One label left (no matching to weigh) is _check_by_patches'
+    (ELIMINATION_VETO)."""
     matched = [label for label, marker in parsed.markers.items() if marker.source == "elimination"]
-    if len(matched) < 2:
+    if len(matched) < 2 or all(_finder_reads_at(parsed.markers[label], proposals, FINDER_CONFIRMS) for label in matched):
         return
-    probabilities = _asked_only(reader.probabilities(rgb, [parsed.markers[label].xy for label in matched]), parsed)
-    ratio = _matching_overruled(np.array([[row[CLASSES.index(label)] for row in probabilities] for label in matched]))
+    # (each circle's row scaled alike, as _asked_only would, leaves the ratio as it is)
+    probabilities = reader.probabilities(rgb, [parsed.markers[label].xy for label in matched])
+    ratio = _other_matching_ratio(np.array([[row[CLASSES.index(label)] for row in probabilities] for label in matched]))
     if ratio < WORDS_MATCHING_OVERRULED:
         return
     for label in matched:
@@ -481,15 +487,18 @@ def _check_words_matching_by_patches(rgb: np.ndarray, parsed: ImageParse, reader
                                  f"patch reader reads another matching of them {ratio:.1f} times likelier")
 
 
-def _matching_overruled(chance: np.ndarray) -> float:
+def _other_matching_ratio(chance: np.ndarray) -> float:
     """chance[k, i]: the patch reader's probability of label k at circle i, label k matched to
-    circle k -> how many times likelier the reader's likeliest other matching is (the product of
-    its probabilities; 0 where every other matching is impossible to it, inf where only the
-    given one is)."""
+    circle k -> how many times likelier (the product of its probabilities) the reader's likeliest
+    other one-to-one matching is: 0 where it reads no other matching as possible (or none at
+    all), inf where it reads only another as possible. Fewer than two labels: 0."""
     chance = np.asarray(chance, np.float64)  # (float32 products of sure readings underflow)
+    n = chance.shape[0]
+    if n < 2:
+        return 0.0
     as_matched = float(np.prod(np.diag(chance)))
     other = max(float(np.prod([chance[k, i] for k, i in enumerate(order)]))
-                for order in itertools.permutations(range(chance.shape[1])) if order != tuple(range(chance.shape[1])))
+                for order in itertools.permutations(range(n)) if order != tuple(range(n)))
     if other == 0.0:
         return 0.0
     return other / as_matched if as_matched > 0.0 else float("inf")
