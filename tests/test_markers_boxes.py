@@ -340,6 +340,16 @@ def read_with_recorded_networks(seed, index):
     return markers, missing, boxes
 
 
+def all_placed_right_and_then_without(seed, index, name, undone):
+    """Asserts that every box of that benchmark image is placed within 2 px; then (markers,
+    missing, true boxes) read again with parse_box.`name` set to `undone`."""
+    markers, missing, boxes = read_with_recorded_networks(seed, index)
+    assert not missing and all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_box, name, undone)
+        return read_with_recorded_networks(seed, index)
+
+
 def placed_right_by_elimination(seed, index, label):
     """Asserts that every box of that benchmark image is placed within 2 px, `label`'s by elimination."""
     markers, missing, boxes = read_with_recorded_networks(seed, index)
@@ -1888,11 +1898,7 @@ def test_a_box_refused_with_the_one_that_borrowed_its_far_corner_is_judged_again
     and was placed on A's far corner, 7 and 9 px off, and A was refused. Now neither owns it; B
     moves to its own far corner (_to_its_own_far_corner), and A, judged again (_judged_again), is
     placed: both within 2 px. Not judged again, A stays refused."""
-    markers, missing, boxes = read_with_recorded_networks(226, 179)
-    assert not missing and all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "_judged_again", lambda *args: None)
-        markers, missing, _ = read_with_recorded_networks(226, 179)
+    markers, missing, boxes = all_placed_right_and_then_without(226, 179, "_judged_again", lambda *args: None)
     assert set(markers) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["A"]
     assert max(abs(np.subtract(markers["B"].box, boxes["B"]))) <= 2.0
 
@@ -1929,12 +1935,8 @@ def test_a_box_refused_for_a_borrowed_far_corner_moves_to_its_own_where_the_veri
     The finder sees B's own far corner (0.95), and the verifier finds the rectangle to it drawn
     (0.95): B moves there (_to_its_own_far_corner), within 2 px, with every other box as it was.
     Without that step, B stays refused for the borrowed far corner."""
-    markers, missing, boxes = read_with_recorded_networks(104, 9)
-    assert not missing and all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "_to_its_own_far_corner", lambda *args: None)
-        markers, missing, _ = read_with_recorded_networks(104, 9)
-        assert set(missing) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["B"]
+    _, missing, _ = all_placed_right_and_then_without(104, 9, "_to_its_own_far_corner", lambda *args: None)
+    assert set(missing) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["B"]
 
 
 def test_the_naming_takes_a_corners_own_box_where_two_outlines_start_there():
