@@ -138,7 +138,7 @@ class RecordedReader:
             for (x, y), row in zip(corners, reader.probabilities(rgb, corners).tolist()):
                 if recorded(x, y) is None:
                     entry["readings"].append([x, y, _short(row)])
-        _store().data.setdefault("reader_classes", list(CLASSES))
+            _store().data.setdefault("reader_classes", list(CLASSES))
         return np.array([_exact(recorded(x, y)) for x, y in corners], np.float32).reshape(len(corners), len(CLASSES))
 
 

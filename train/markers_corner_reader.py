@@ -29,7 +29,7 @@ from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
 from adapters.markers.patch_reader import NONE, crop_patches
 from adapters.markers.scenes import CROSSING_AT_LABEL, any_box_labels, box_training_scene
 from train.markers_corners import add_any_labels_option
-from train.markers_reader import SMALL_LABEL_HEIGHT, add_small_labels_option, jittered, reader_loss
+from train.markers_reader import add_small_labels_option, jittered, reader_loss, small_label_style
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.0  # px: corners are cropped up to this far off
@@ -61,12 +61,8 @@ class CornerPatchStream(SceneSamples):
         return {"any_labels": args.any_labels, "small_labels": args.small_labels}
 
     def style_fixed(self, rng: np.random.Generator) -> dict:
-        fixed = {}  # no draw where neither is asked for: earlier runs' streams stay
-        if self.any_labels:
-            fixed["labels"] = any_box_labels(rng)
-        if self.small_labels and rng.uniform() < self.small_labels:
-            fixed.update(label_height=float(rng.uniform(*SMALL_LABEL_HEIGHT)), polarity="colour")
-        return fixed
+        fixed = {"labels": any_box_labels(rng)} if self.any_labels else {}  # (no draw otherwise: old streams stay)
+        return {**fixed, **small_label_style(rng, self.small_labels)}
 
     def samples(self, scene, rng):
         h, w = scene.image.shape[:2]

@@ -45,6 +45,14 @@ def add_small_labels_option(parser: argparse.ArgumentParser) -> None:
                         help="fraction of scenes whose labels are 8-10.5 px coloured text (the hardest)")
 
 
+def small_label_style(rng: np.random.Generator, fraction: float) -> dict:
+    """The MarkerStyle fields of a scene with SMALL_LABEL_HEIGHT coloured labels, `fraction` of the
+    time (--small-labels); else none. No draw at 0: earlier runs' streams stay as they were."""
+    if fraction and rng.uniform() < fraction:
+        return {"label_height": float(rng.uniform(*SMALL_LABEL_HEIGHT)), "polarity": "colour"}
+    return {}
+
+
 def _fraction(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -70,9 +78,7 @@ class PatchStream(SceneSamples):
         self.small_labels, self.off_centre = small_labels, off_centre
 
     def style_fixed(self, rng: np.random.Generator) -> dict:
-        if self.small_labels and rng.uniform() < self.small_labels:  # no draw at 0: earlier runs' streams stay
-            return {"label_height": float(rng.uniform(*SMALL_LABEL_HEIGHT)), "polarity": "colour"}
-        return {}
+        return small_label_style(rng, self.small_labels)
 
     def samples(self, scene, rng):
         centres, targets = [], []
