@@ -45,19 +45,23 @@ TOLERANCE = 2.0  # px every coordinate of a found box may be off
 
 def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, photos=None,
              finder: CornerFinder | None = None, reader: CornerReader | None = None,
-             verifier: OutlineVerifier | None = None, misses: list[dict] | None = None) -> dict:
+             verifier: OutlineVerifier | None = None, misses: list[dict] | None = None,
+             fonts: list[str] | None = None, parse=read_boxes) -> dict:
     """Read `n` rendered images back; figures overall, per stroke width, held-out fonts and photos.
     `finder`, `reader`, `verifier`: networks to read with (default: the shipped ones). `misses`: when given, gets
     one record per box not found right (image index, its label and the image's labels, the drawn
     box, the box placed or None, the parser's reason when it placed none, whether the image was
-    answered), the list to look through when a change moves the figures."""
+    answered), the list to look through when a change moves the figures. `photos` (default: those
+    of ../shared/data/images) and `fonts` (default: every font on this machine) decide the sample:
+    pass [] and fonts.BUILT_IN_FONTS for one that is the same on every machine. `parse`: the box
+    parser measured, called as read_boxes is (default: read_boxes)."""
     photos = load_photos() if photos is None else photos
     finder = finder or default_corner_finder()
     reader = reader or default_corner_reader()
     verifier = verifier or default_outline_verifier()
     if finder is None:
         raise SystemExit("no corner finder weights: make them with `python -m train.markers_corners`")
-    fonts = [f.name for f in available_fonts()]
+    fonts = list(fonts) if fonts is not None else [f.name for f in available_fonts()]
     rng = np.random.default_rng(seed)
     groups = collections.defaultdict(lambda: collections.Counter())  # group -> right, wrong, boxes
     images = collections.Counter()
@@ -69,7 +73,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])
         drawn, boxes, style, kind = benchmark_case(rng, labels, photos, height, width, fonts, boxes=True)
         start = time.perf_counter()
-        markers, missing, outlines = read_boxes(drawn, labels, finder, reader=reader, verifier=verifier)
+        markers, missing, outlines = parse(drawn, labels, finder, reader=reader, verifier=verifier)
         learned = {o.box for o in outlines if o.learned}
         seconds += time.perf_counter() - start
         wrong_here = 0
@@ -110,6 +114,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
                        "rate": round(c["right"] / max(c["boxes"], 1), 4)} for group, c in sorted(groups.items())}
     return {"n_images": n, "seed": seed, "size": f"{width}x{height}", "tolerance_px": TOLERANCE,
             "photos": len(photos),  # photographs the backgrounds drew on (none: a different sample)
+            "fonts": fonts,  # the label fonts drawn from (they too decide the sample)
             "corner_finder_sha256": finder.record.get("sha256"),
             "corner_reader_sha256": reader.record.get("sha256") if reader else None,
             "outline_verifier_sha256": verifier.record.get("sha256") if verifier else None,

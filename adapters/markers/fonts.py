@@ -22,6 +22,9 @@ HERSHEY_FACES = {
     "hershey-complex": cv2.FONT_HERSHEY_COMPLEX,
     "hershey-triplex": cv2.FONT_HERSHEY_TRIPLEX,
 }
+# Fonts every machine has (OpenCV and Pillow bring them): a sample drawn in these alone is the
+# same on every machine, whatever TTF files it has installed.
+BUILT_IN_FONTS = (*HERSHEY_FACES, "pil-default")
 # Where TTF files usually live; $SPECIALISTS_FONTS (os.pathsep-separated folders) adds more.
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts",
              "/System/Library/Fonts", "/Library/Fonts", "C:/Windows/Fonts")
