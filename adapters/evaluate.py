@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,7 +60,7 @@ class RunConfig:
     blink_root: str | None = None
     synthetic_n: int = 50
     synthetic_images: str | None = None
-    markers: str | None = None  # a markers file, "parse", or None (synthetic: the generator's file)
+    markers: str | None = None  # "drawn" (= "parse"), "file" (the root's markers.jsonl), a path, or None (default)
     combo_root: str | None = None  # ComBo folder or manifest CSV; None = ComBo-lite renders
     combo_n: int = 50  # --benchmark combo: questions per Category Building level and Pattern Perception
     combo_factors: str | None = None  # factor table TOML (default: the packaged 9,504-object table)
@@ -163,15 +164,30 @@ def _sample(
 
 
 def _marker_source(config: RunConfig, data_root: Path) -> tuple[dict, dict[str, Any]]:
-    """Known marker coordinates for the run, and how they were obtained (recorded in results)."""
+    """Known marker coordinates for the run, and how they were obtained (recorded in results;
+    its "note" is the line a run prints about them).
+
+    --markers: None (parse the drawing; the synthetic benchmark reads its generator's file),
+    "drawn" or "parse" (parse the drawing), "file" (the root's own markers.jsonl, as `specialists
+    synth` writes it), or a path."""
     path: Path | None = None
-    if config.markers not in (None, "parse"):
+    own = data_root / "markers.jsonl"
+    if config.markers == "file":
+        if not own.is_file():
+            raise ValueError(f"--markers file: {data_root} holds no markers.jsonl; parse the drawing "
+                             "(--markers drawn) or name a file (--markers FILE)")
+        path, source = own, "file"
+    elif config.markers not in (None, "parse", "drawn"):
         path, source = Path(config.markers), "file"
     elif config.markers is None and config.benchmark == "synthetic":
-        path, source = data_root / "markers.jsonl", "generator"
+        path, source = own, "generator"
     if path is None:
-        return {}, {"source": "parsed", "path": None, "sha256": None, "networks": parser_networks()}
-    return load_markers(path), {"source": source, "path": str(path), "sha256": sha256_file(path)}
+        note = "markers: read from the drawing"
+        if own.is_file():
+            note += f" ({own} gives them too: --markers file reads it)"
+        return {}, {"source": "parsed", "path": None, "sha256": None, "networks": parser_networks(), "note": note}
+    note = f"markers: read from {path} (--markers drawn reads the drawing instead)"
+    return load_markers(path), {"source": source, "path": str(path), "sha256": sha256_file(path), "note": note}
 
 
 def _open_combo(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
@@ -262,6 +278,8 @@ def run(config: RunConfig) -> dict[str, Any]:
     started_at = now_iso()
 
     reader, data, coordinates = _open_benchmark(config)
+    if config.progress and data["markers"].get("note"):
+        print(data["markers"]["note"], file=sys.stderr)
     tasks = reader.tasks
     bare = [s for s in config.specialist or [] if "=" not in s]
     if config.tasks is None and len(bare) == 1:

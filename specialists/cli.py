@@ -45,9 +45,11 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
                      help="feature cache: off; read (reuse cached features, store new ones); refresh (recompute all)")
     run.add_argument("--cache-dir", metavar="DIR", help="feature cache folder (default $SPECIALISTS_HOME/features)")
     run.add_argument("--answers", help='gold answers override, {idx: "(X)"} (recorded as the answer version)')
-    run.add_argument("--markers", metavar="FILE|parse",
-                     help="marker coordinates (markers.jsonl or {idx: {image_1: {A: [x, y]}}}) instead of parsing "
-                     "the drawing; 'parse' forces parsing (the synthetic benchmark otherwise uses its generator's file)")
+    run.add_argument("--markers", metavar="drawn|file|FILE",
+                     help="where marker positions come from: 'drawn' parses the drawing (the default on BLINK); "
+                     "'file' reads the root's own markers.jsonl (as `specialists synth` writes it; the default of "
+                     "--benchmark synthetic); FILE reads that file (markers.jsonl or {idx: {image_1: {A: [x, y]}}}). "
+                     "'parse' is the same as 'drawn'")
     run.add_argument("--synthetic-n", type=int, default=50, metavar="N",
                      help="--benchmark synthetic: questions generated per task (default 50)")
     run.add_argument("--images", metavar="DIR", help="--benchmark synthetic: photos to texture the scenes with")
@@ -81,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--n", type=int, default=50, help="questions per task (default 50)")
     synth.add_argument("--images", metavar="DIR", help="photos to texture the scenes with (default: procedural)")
     synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--marker-style", default="blink", choices=["blink", "varied"],
+                       help="blink: BLINK's own drawing, stored as JPEG as BLINK stores it (default); "
+                       "varied: random fonts, sizes and sides (the general marker parser's test)")
     cli_markers.add_parser(commands)
     cli_compare.add_parser(commands)
     cli_checkpoints.add_parser(commands)
@@ -179,7 +184,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from adapters.tasks import canonical_task
 
     tasks = [canonical_task(t) for t in args.tasks] if args.tasks else None
-    out = write_synthetic(args.out, tasks, args.n, args.seed, args.images)
+    out = write_synthetic(args.out, tasks, args.n, args.seed, args.images, args.marker_style)
     print(f"wrote {out}: BLINK layout ({{Task}}/val-*.parquet), markers.jsonl, truth.jsonl, synth.json")
     print(f"run it: specialists run --benchmark blink --blink-root {out}")
     return 0

@@ -1,16 +1,19 @@
-"""`specialists markers --blink-root DIR [--tasks T ...] [--output DIR]`: check the marker parser.
+"""`specialists markers --blink-root DIR [--tasks T ...] [--output DIR] [--failures DIR]`: check the marker step.
 
-Prints the parse rate per task (questions whose every expected marker was found). With
---output, writes markers.jsonl (one line per question, the format `--markers FILE` reads) and,
-for every failure, an overlay PNG per image: circles and box outlines found (yellow), words read
-(cyan, with the label), markers and boxes assigned (green) and the reason in the file name's JSON
-neighbour.
+Prints per task the questions whose every expected marker was found, the markers placed by each
+pass (`blink_style`: BLINK's own drawing, read first; the general parser's sources otherwise)
+and the seconds per image. With --output, writes markers.jsonl (one line per question, the
+format `--markers FILE` reads). With --failures (default: OUTPUT/failures), an overlay PNG per
+image of every failed question: circles and box outlines found (yellow), words read (cyan, with
+the label), markers and boxes assigned (green); the reason is in markers.jsonl.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
+from collections import Counter
 from pathlib import Path
 
 
@@ -20,7 +23,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     markers.add_argument("--split", default="val", choices=["val", "test"])
     markers.add_argument("--tasks", nargs="+", metavar="T", help="tasks (default: every marker task found)")
     markers.add_argument("--limit", type=int, help="at most N questions per task")
-    markers.add_argument("--output", help="folder for markers.jsonl and failure overlays")
+    markers.add_argument("--output", help="folder for markers.jsonl (and failure overlays, unless --failures)")
+    markers.add_argument("--failures", metavar="DIR", help="folder for overlays of the questions that failed")
 
 
 def _overlay(image, details, path: Path) -> None:
@@ -50,7 +54,7 @@ def _overlay(image, details, path: Path) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from adapters.blink import BlinkReader
-    from adapters.markers import MARKER_TASKS, MarkerError, find_markers
+    from adapters.markers import MARKER_TASKS, MarkerError, expected_markers, find_markers
     from adapters.markers.parse import parse_details
     from adapters.questions import BrokenQuestion, QuestionError
 
@@ -60,36 +64,50 @@ def handle(args: argparse.Namespace) -> int:
         raise ValueError(f"--blink-root {args.blink_root}: none of the tasks found ({', '.join(reader.tasks)}) "
                          f"draws markers; marker tasks: {', '.join(MARKER_TASKS)}")
     out = Path(args.output) if args.output else None
+    failures = Path(args.failures) if args.failures else (out / "failures" if out else None)
     lines = []
-    if out:
-        (out / "failures").mkdir(parents=True, exist_ok=True)
+    if failures:
+        failures.mkdir(parents=True, exist_ok=True)
     rows = []
     for task in tasks:
-        ok = total = 0
+        ok = total = images = 0
+        seconds = 0.0
+        sources: Counter = Counter()
         for question in reader.questions(task, limit=args.limit):
             total += 1
             line = {"idx": question.idx, "task": task, "status": "ok", "error": None, "markers": {}}
             if isinstance(question, BrokenQuestion):
                 line.update(status="error", error=question.error)
             else:
+                started = time.perf_counter()
                 try:
-                    line["markers"] = find_markers(question).to_json()
+                    found = find_markers(question)
+                    line["markers"] = found.to_json()
+                    sources.update(m.source for image in found.images.values() for m in image.values())
                     ok += 1
                 except QuestionError as exc:  # MarkerError, or an image that does not decode
                     line.update(status="error", error=str(exc))
-                    if out and isinstance(exc, MarkerError):
-                        for key, details in parse_details(question).items():
+                    details = parse_details(question) if isinstance(exc, MarkerError) else {}
+                    for key, parsed in details.items():
+                        sources.update(m.source for m in parsed.markers.values())
+                        line["markers"][key] = {label: m.to_json() for label, m in parsed.markers.items()}
+                        if failures:
                             index = int(key.split("_")[1]) - 1
-                            _overlay(question.images[index], details, out / "failures" / f"{question.idx}_{key}.png")
-                            line["markers"][key] = {label: m.to_json() for label, m in details.markers.items()}
+                            _overlay(question.images[index], parsed, failures / f"{question.idx}_{key}.png")
+                seconds += time.perf_counter() - started
+                images += len(expected_markers(question).labels)
             lines.append(line)
-        rows.append((task, ok, total))
+        rows.append((task, ok, total, sources, seconds / max(images, 1)))
     width = max(len(t) for t in tasks)
-    print(f"{'task':<{width}}  parsed  total  rate")
-    for task, ok, total in rows:
+    print(f"{'task':<{width}}  placed  total   rate  blink_style  general  s/image")
+    for task, ok, total, sources, per_image in rows:
         rate = f"{100 * ok / total:5.1f}%" if total else "   - "
-        print(f"{task:<{width}}  {ok:>6}  {total:>5}  {rate}")
+        general = sum(n for source, n in sources.items() if source != "blink_style")
+        print(f"{task:<{width}}  {ok:>6}  {total:>5}  {rate}  {sources['blink_style']:>11}  {general:>7}  {per_image:7.3f}")
     if out:
+        out.mkdir(parents=True, exist_ok=True)
         (out / "markers.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines), encoding="utf-8")
-        print(f"wrote {out / 'markers.jsonl'} and {sum(l['status'] != 'ok' for l in lines)} failure(s) under {out / 'failures'}")
+        print(f"wrote {out / 'markers.jsonl'}")
+    if failures:
+        print(f"{sum(l['status'] != 'ok' for l in lines)} question(s) failed; overlays under {failures}")
     return 0

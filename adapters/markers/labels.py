@@ -24,6 +24,16 @@ MARKER_TASKS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "Functional_Correspondence": ("point", ("image_1",), "image_2"),
     "Object_Localization": ("box", (), "image_1"),
 }
+# The colour BLINK drew each point task's rings in (read first by blink_style); red elsewhere.
+RING_COLOURS: dict[str, tuple[int, int, int]] = {"Relative_Reflectance": (255, 255, 255)}
+BLINK_RED = (255, 0, 0)
+
+
+def ring_colour(task: str) -> tuple[int, int, int]:
+    """The colour of the rings BLINK drew for `task`'s points."""
+    return RING_COLOURS.get(task, BLINK_RED)
+
+
 _LETTER = re.compile(r"(?<![A-Za-z])([A-E])(?![A-Za-z])")
 
 

@@ -63,7 +63,8 @@ from .corner_finder import WEIGHTS as CORNER_WEIGHTS
 from .corner_finder import default_corner_finder
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab, verify_circle
 from .glyphs import GlyphClassifier, Reading, default_classifier
-from .labels import LABELS, REF, expected_markers
+from .blink_style import read_blink_points
+from .labels import LABELS, MARKER_TASKS, REF, expected_markers, ring_colour
 from .centre_finder import CentreFinder, Proposal, default_centre_finder
 from .corner_reader import default_corner_reader
 from .outline_verifier import default_outline_verifier
@@ -1270,10 +1271,34 @@ def known_markers(question: MCQuestion) -> MarkerSet:
     return MarkerSet(question.idx, images)
 
 
+def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[int],
+                      classifier: GlyphClassifier | None = None) -> ImageParse:
+    """Points on a BLINK image: BLINK's own drawing read first (blink_style, source
+    "blink_style"); the labels it leaves go to the general parser (parse_image), whose markers
+    are taken for those labels only, and not on a ring the first pass gave another label."""
+    first = read_blink_points(rgb, labels, colour)
+    if not first.missing:
+        return ImageParse(dict(first.markers), {}, [], [])
+    rest = parse_image(rgb, list(labels), classifier)
+    markers, missing = dict(first.markers), {}
+    for label in first.missing:
+        marker = rest.markers.get(label)
+        taken = marker is not None and any(
+            float(np.hypot(marker.xy[0] - m.xy[0], marker.xy[1] - m.xy[1])) <= (m.radius or 5.0) + 2
+            for m in first.markers.values())
+        if marker is not None and not taken:
+            markers[label] = marker
+        else:
+            why = rest.missing.get(label) or "the general parser put it on a ring BLINK's style gives another label"
+            missing[label] = f"BLINK's style: {first.missing[label]}; general parser: {why}"
+    return replace(rest, markers=markers, missing=missing)
+
+
 def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | None = None,
                    classifier: GlyphClassifier | None = None) -> tuple[MarkerSet, dict[str, ImageParse]]:
     """Parse the drawn markers of every image: (markers found, per-image details). Never raises
-    MarkerError: missing labels are in the details (ImageParse.missing)."""
+    MarkerError: missing labels are in the details (ImageParse.missing). Points on a BLINK
+    task's images are read in BLINK's own style first (parse_blink_first)."""
     kind = "point"
     if labels is None:
         expected = expected_markers(question)
@@ -1295,6 +1320,8 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
         if corner_finder is not None:
             markers, missing, outlines = read_boxes(rgb, list(wanted), corner_finder)
             details[key] = ImageParse(markers, missing, [], [], outlines)
+        elif question.task in MARKER_TASKS:
+            details[key] = parse_blink_first(rgb, list(wanted), ring_colour(question.task), classifier)
         else:
             details[key] = parse_image(rgb, list(wanted), classifier)
         for label in wanted:  # a safety net: a label the steps above neither placed nor refused

@@ -9,6 +9,7 @@ the accuracy benchmark (benchmarks/markers_accuracy.py) and the patch reader's t
     random_boxes(rng, labels, h, w) -> {label: (x0, y0, x1, y1)}
     box_training_scene(rng, fonts, photos=()) -> TrainingScene    labelled boxes plus decoys, for the corner finder
     benchmark_case(rng, labels, photos, h, w, fonts, boxes) -> (image, truth, style, kind)   for the benchmarks
+    blink_style_case(rng, photos, family) -> (image, points, style)   BLINK's own drawing, for its benchmark
 """
 
 from __future__ import annotations
@@ -52,9 +53,11 @@ def photos_warning(photos: list[np.ndarray], folder: Path = PHOTOS) -> str | Non
             "the README's; put the repository beside ../shared (or link it there) to measure the same one")
 
 
-def background(rng: np.random.Generator, height: int, width: int, photos: list[np.ndarray]) -> tuple[np.ndarray, str]:
-    """A natural-looking (H, W, 3) uint8 background and its kind."""
-    kinds = ["texture", "noise", "gradient"] + (["photo", "photo"] if photos else [])
+def background(rng: np.random.Generator, height: int, width: int, photos: list[np.ndarray],
+               photo_only: bool = False) -> tuple[np.ndarray, str]:
+    """A natural-looking (H, W, 3) uint8 background and its kind (a photo crop only, with
+    `photo_only` and photos given)."""
+    kinds = ["photo"] if photo_only and photos else ["texture", "noise", "gradient"] + (["photo", "photo"] if photos else [])
     kind = kinds[int(rng.integers(len(kinds)))]
     if kind == "texture":
         return procedural_texture(rng, height, width), kind
@@ -297,3 +300,52 @@ def benchmark_case(rng: np.random.Generator, labels: list[str], photos: list[np.
     if rng.uniform() < 0.7:
         drawn = jpeg(drawn, int(rng.integers(70, 96)))
     return drawn, truth, style, kind
+
+
+# BLINK-style question families: (ring colour, labels per image, size range) as BLINK draws them
+BLINK_FAMILIES = {
+    "depth": ((255, 0, 0), (("A", "B"),)),  # Relative_Depth: 500 px, the measured geometry
+    "reflectance": ((255, 255, 255), (("A", "B"),)),  # Relative_Reflectance: white rings
+    "correspondence": ((255, 0, 0), (("REF",), ("A", "B", "C", "D"))),  # larger images, scaled markers
+}
+
+
+def blink_style_case(rng: np.random.Generator, photos: list[np.ndarray], family: str):
+    """One image of a BLINK-style question (blink_draw) over a crop of a photograph (procedural
+    backgrounds when none is given), a quarter
+    of its markers near an edge (labels cut by the top edge, shifted at the sides), JPEG as BLINK
+    stores it (4:2:0, quality 70-90). Depth and reflectance are 500 px (a fifth of them portrait)
+    at the measured scale; correspondence images 600-1400 px with the markers' scale drawn from
+    0.85-1.15 times long side / 500 (that family's geometry is inferred, so read as a range).
+    Returns (image, {label: (x, y)} as drawn, style)."""
+    from .blink_draw import BlinkStyle, blink_jpeg, draw_blink_points
+
+    colour, label_sets = BLINK_FAMILIES[family]
+    if family == "correspondence":
+        width = int(rng.integers(600, 1400))
+        height = int(width * rng.uniform(0.6, 0.9))
+        style = BlinkStyle.scaled(max(1.0, max(width, height) / 500 * rng.uniform(0.85, 1.15)), colour)
+    else:
+        width, height = (500, 375) if rng.uniform() < 0.6 else (500, 333)
+        if rng.uniform() < 0.2:
+            width, height = height, width
+        style = BlinkStyle(colour=colour)
+    labels = label_sets[int(rng.integers(len(label_sets)))]
+    image, _ = background(rng, height, width, photos, photo_only=True)
+    spacing = 40 * style.radius / 5
+    points: dict[str, tuple[int, int]] = {}
+    for label in labels:
+        for _ in range(200):
+            if rng.uniform() < 0.25:  # near an edge: the top (labels cut or under the ring) or a side
+                if rng.uniform() < 0.5:
+                    xy = (int(rng.integers(0, width)), int(rng.integers(0, int(2.2 * style.offset))))
+                else:
+                    x = int(rng.integers(0, 12))
+                    xy = (x if rng.uniform() < 0.5 else width - 1 - x, int(rng.integers(0, height)))
+            else:
+                xy = (int(rng.integers(0, width)), int(rng.integers(0, height)))
+            if all(np.hypot(xy[0] - q[0], xy[1] - q[1]) > spacing for q in points.values()):
+                points[label] = xy
+                break
+    drawn, _ = draw_blink_points(image, points, style)
+    return blink_jpeg(drawn, int(rng.integers(70, 91))), points, style
