@@ -6,8 +6,9 @@ pass looks for exactly that and nothing else:
 
 1. Rings. A ring-colour map (red: R over G and B; white: the darkest channel high) is averaged
    over the ring's band and over its hole and a band just outside; a ring is where the band is
-   inked and both neighbours are not (`_ring_scores`). Every scale the image may carry is tried
-   (one per image: Relative_Depth's is 1, larger images grow ring and text together).
+   inked more than both (`_ring_scores`). Every radius the image may carry is tried (one scale
+   per image: Relative_Depth's is 1; larger images grow ring and text together). At the measured
+   geometry a label box seen whole also implies its ring, for rings that do not stand out.
 2. Labels. At each ring, each asked label's box (black, its glyphs white, derived from OpenCV
    4.x: blink_glyphs) is compared with the pixels where BLINK would have put it, at a few px of
    play and both sides; pixels past the image edge do not count, so a cut box is still read
@@ -33,12 +34,14 @@ import numpy as np
 from .blink_draw import RED, WHITE, BlinkStyle, label_box
 from .types import Marker
 
-# The ring's band must be this much more inked (0-1 map) than its hole and its surroundings.
+# The ring's band must be this much more inked (0-1 map) than its hole and its surroundings; low,
+# since a white ring on a light scene barely stands out and the label box decides.
 RING_CONTRAST = 0.15
 MAX_RINGS = 60  # candidate rings kept per radius (a question draws at most 5 markers)
 RADII_READ = 2  # radii whose rings' labels are read (those whose strongest rings stand out most)
+SURE_RING = 0.45  # share of a ring's band inside the image for its peak to give the centre
 # Mean squared luma difference (0-1) a label's box may show and still be BLINK's drawing: JPEG at
-# q75 leaves about 0.01 on a 1 px glyph stroke; another letter's strokes add about 0.1.
+# q75 leaves about 0.001-0.01; another letter's strokes add about 0.1.
 BOX_FIT = 0.05
 # A label is read when every other asked label's box fits this many times worse (and worse by
 # at least LABEL_GAP): the glyphs of two letters differ on about a fifth of the box's pixels.
@@ -49,12 +52,13 @@ MIN_COLUMNS = 0.8  # share of a box's columns inside the image (the sides shift 
 # share of the glyph's pixels inside the image for its label to be read (a box cut by the top edge
 # keeps the glyphs' feet, which tell A from B; less is read only by elimination)
 MIN_GLYPH_VISIBLE = 0.25
-# a label box seen whole without its ring: this share of its pixels dark, and of them light
+# a label box seen whole without its ring: this share of its pixels dark, and this share light
 BOX_DARK = 0.55
-BOX_LED = -1.0  # the ring score of a centre implied by a label box alone
-CUT_RING = -2.0  # the ring score of a ring mostly past the image edge (its peak may be off-centre)
-SURE_RING = 0.45  # share of a ring's band inside the image for its peak to give the centre
 BOX_LIGHT = 0.08
+# ring scores that mark a centre as not from a sure ring: implied by a label box alone, or a
+# ring mostly past the image edge (its peak may be off-centre); the box must then give the centre
+BOX_LED = -1.0
+CUT_RING = -2.0
 
 
 @dataclass
@@ -84,10 +88,8 @@ def ink_map(rgb: np.ndarray, colour: Sequence[int]) -> np.ndarray:
         low = x.min(axis=2)
         spread = x.max(axis=2) - low
         return np.clip((low - 150) / 60, 0, 1) * np.clip(1 - (spread - 40) / 60, 0, 1)
-    r, g, b = (x[..., k] for k in range(3))
-    target = np.float32(colour)
     # the ring's dominant channel over the others (any saturated colour; red is BLINK's)
-    k = int(np.argmax(target))
+    k = int(np.argmax(colour))
     others = [x[..., j] for j in range(3) if j != k]
     return np.clip((x[..., k] - np.maximum(*others) - 40) / 80, 0, 1) * np.clip((x[..., k] - 110) / 50, 0, 1)
 

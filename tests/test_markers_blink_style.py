@@ -1,0 +1,237 @@
+"""BLINK's own marker drawing: the derived glyphs, the renderer (pixel for pixel as BLINK drew),
+and the first pass that reads it (exact style, JPEG, labels cut by the edge, white rings,
+scaled markers), with the general parser behind it."""
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from adapters.blink_writer import BlinkRow, write_blink_folder
+from adapters.markers import find_markers
+from adapters.markers.blink_draw import RED, WHITE, BlinkStyle, blink_jpeg, draw_blink_points, label_origin
+from adapters.markers.blink_glyphs import FONT_SCALES, LABELS, THICKNESSES, glyph
+from adapters.markers.blink_style import read_blink_points
+from adapters.markers.parse import parse_blink_first
+from adapters.markers.render import MarkerStyle, draw_points
+from adapters.questions import MCQuestion, QuestionSource
+from adapters.synthetic.textures import procedural_texture
+
+
+def photo_like(seed: int, height: int = 375, width: int = 500) -> np.ndarray:
+    return procedural_texture(np.random.default_rng(seed), height, width)
+
+
+def near(marker, xy, tolerance=1.0) -> bool:
+    return marker is not None and float(np.hypot(marker.xy[0] - xy[0], marker.xy[1] - xy[1])) <= tolerance
+
+
+# --- the glyphs BLINK's OpenCV 4.x drew -------------------------------------------------------
+
+def test_the_derived_glyphs_are_opencv4s_duplex_at_relative_depths_size():
+    a = glyph("A", 0.5, 1)
+    assert (a.width, a.height, a.baseline) == (11, 12, 5)  # cv2.getTextSize under OpenCV 4.x
+    assert a.ink.shape[0] == 11 and a.top + a.ink.shape[0] - 1 == 0  # 11 px tall, standing on the baseline
+    assert glyph("REF", 0.5, 1).width > 2 * a.width
+    for label in LABELS:  # every label at every derived size
+        for scale in FONT_SCALES[::11]:
+            for thickness in THICKNESSES:
+                g = glyph(label, scale, thickness)
+                assert g.ink.any() and g.height > 0
+    with pytest.raises(KeyError, match="outside the derived grid"):
+        glyph("A", 9.0, 1)
+
+
+# --- the drawing ------------------------------------------------------------------------------
+
+def test_drawing_matches_the_geometry_measured_on_blink():
+    """Ring: 13x13, hollow, red band at radii ~3.5-6.5 around a hole ~5 px wide. Label: a 14x15
+    black box from cy - 31 to cy - 17, centred above the ring, its glyphs pure white."""
+    base = np.full((375, 500, 3), 128, np.uint8)
+    drawn, boxes = draw_blink_points(base, {"A": (200, 200)})
+    red = np.all(drawn == RED, axis=2)
+    ys, xs = np.nonzero(red)
+    assert (xs.min(), xs.max(), ys.min(), ys.max()) == (194, 206, 194, 206)
+    assert not red[198:203, 198:203].any()  # the hole
+    x0, y0, x1, y1 = boxes["A"]
+    assert (x1 - x0 + 1, y1 - y0 + 1) == (14, 15) and (y0, y1) == (169, 183)
+    assert abs((x0 + x1) / 2 - 200) <= 1
+    inside = drawn[y0:y1 + 1, x0:x1 + 1]
+    assert set(np.unique(inside)) == {0, 255}
+
+
+def test_labels_go_under_the_ring_at_the_top_and_shift_inside_at_the_sides():
+    style = BlinkStyle()
+    width = 500
+    assert label_origin(style, "A", (100, 10), width)[1] > 10  # cy < 18: under the ring
+    assert label_origin(style, "A", (100, 20), width)[1] == 2  # cy 20: above, mostly cut by the edge
+    assert label_origin(style, "A", (2, 100), width)[0] == 0  # shifted inside at the left
+    assert label_origin(style, "A", (498, 100), width)[0] == width - glyph("A", 0.5).width
+
+
+def test_scaled_style_grows_ring_and_text_together():
+    style = BlinkStyle.scaled(2.0)
+    assert (style.radius, style.ring_thickness, style.font_scale, style.offset) == (10, 4, 1.0, 36)
+    assert BlinkStyle.for_image(500, 375) == BlinkStyle()
+    assert BlinkStyle.for_image(1000, 750).radius == 10
+
+
+# --- reading it back --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jpeg", [False, True])
+def test_the_exact_style_is_read_back_at_the_drawn_centres(jpeg):
+    points = {"A": (120, 200), "B": (380, 90)}
+    drawn, _ = draw_blink_points(photo_like(1), points)
+    if jpeg:
+        drawn = blink_jpeg(drawn, 75)
+    read = read_blink_points(drawn, ["A", "B"])
+    assert not read.missing and read.scale == 1.0
+    for label, xy in points.items():
+        assert read.markers[label].xy == (float(xy[0]), float(xy[1]))
+        assert read.markers[label].source == "blink_style"
+
+
+def test_labels_cut_by_the_top_edge_or_under_the_ring_are_read():
+    """cy 20: only the box's lowest rows remain (the glyphs' feet tell A from B); cy 6: the
+    label hangs under the ring."""
+    points = {"A": (150, 20), "B": (330, 6)}
+    drawn = blink_jpeg(draw_blink_points(photo_like(2), points)[0], 75)
+    read = read_blink_points(drawn, ["A", "B"])
+    assert not read.missing
+    assert all(near(read.markers[label], xy) for label, xy in points.items())
+
+
+def test_a_label_cut_away_entirely_is_placed_by_elimination_when_it_is_the_one_left():
+    """At cy 18 only the box's bottom row is left: the label cannot be read, but B is read and
+    the one BLINK marker left must be A."""
+    points = {"A": (200, 18), "B": (300, 200)}
+    drawn = blink_jpeg(draw_blink_points(photo_like(3), points)[0], 75)
+    read = read_blink_points(drawn, ["A", "B"])
+    assert near(read.markers["B"], points["B"]) and read.markers["B"].confidence > 0.5
+    assert near(read.markers["A"], points["A"]) and read.markers["A"].confidence == 0.5  # by elimination
+    # both cut away: nothing tells which is which, and neither is placed
+    both = blink_jpeg(draw_blink_points(photo_like(3), {"A": (120, 18), "B": (360, 18)})[0], 75)
+    read = read_blink_points(both, ["A", "B"])
+    assert not read.markers and set(read.missing) == {"A", "B"}
+
+
+def test_labels_at_the_left_and_right_edges_are_read():
+    points = {"A": (3, 150), "B": (496, 250)}
+    drawn = blink_jpeg(draw_blink_points(photo_like(4), points)[0], 75)
+    read = read_blink_points(drawn, ["A", "B"])
+    assert all(near(read.markers[label], xy) for label, xy in points.items())
+
+
+def test_white_rings_are_read_for_relative_reflectance():
+    points = {"A": (100, 120), "B": (400, 300)}
+    drawn = blink_jpeg(draw_blink_points(photo_like(5) // 2, points, BlinkStyle(colour=WHITE))[0], 75)
+    # asked for red rings, no ring stands out; the label boxes alone still tell the centres
+    assert all(near(m, points[m.label]) for m in read_blink_points(drawn, ["A", "B"], RED).markers.values())
+    read = read_blink_points(drawn, ["A", "B"], WHITE)
+    assert all(near(read.markers[label], xy) for label, xy in points.items())
+
+
+def test_scaled_markers_on_a_large_image_ref_and_four_letters():
+    style = BlinkStyle.scaled(2.0)
+    image = photo_like(6, 750, 1000)
+    ref = blink_jpeg(draw_blink_points(image, {"REF": (420, 380)}, style)[0], 80)
+    read = read_blink_points(ref, ["REF"])
+    assert near(read.markers["REF"], (420, 380)) and read.scale == 2.0
+    points = {"A": (150, 200), "B": (600, 150), "C": (300, 600), "D": (850, 500)}
+    drawn = blink_jpeg(draw_blink_points(image, points, style)[0], 80)
+    read = read_blink_points(drawn, list(points))
+    assert all(near(read.markers[label], xy) for label, xy in points.items())
+
+
+def test_two_rings_read_as_one_label_place_neither():
+    drawn = blink_jpeg(draw_blink_points(photo_like(7), {"A": (100, 100), "B": (300, 300)})[0], 75)
+    drawn = draw_blink_points(drawn, {"A": (400, 150)})[0]  # a second A
+    read = read_blink_points(drawn, ["A", "B"])
+    assert "A" not in read.markers and "2 rings read as A" in read.missing["A"]
+    assert near(read.markers["B"], (300, 300))
+
+
+def test_another_drawing_style_is_left_to_the_general_parser():
+    """Markers drawn in another style: the BLINK pass places nothing, the general parser places
+    them (parse_blink_first)."""
+    style = MarkerStyle(colour=(255, 0, 0), radius=8, font="hershey-simplex", label_height=12)
+    points = {"A": (80.0, 70.0), "B": (220.0, 160.0)}
+    drawn = draw_points(np.full((240, 320, 3), 110, np.uint8), points, style)
+    assert not read_blink_points(drawn, ["A", "B"]).markers
+    parsed = parse_blink_first(drawn, ["A", "B"], RED)
+    assert {m.source for m in parsed.markers.values()} != {"blink_style"}
+    assert all(near(parsed.markers[label], xy, 2.0) for label, xy in points.items())
+
+
+def _question(task, image, choices=("A is closer", "B is closer")):
+    pils = [Image.fromarray(image)]
+    return MCQuestion(f"val_{task}_1", task, "prompt", choices, None, QuestionSource("blink", "val"),
+                      _image_loader=lambda: pils)
+
+
+def test_find_markers_reads_each_task_in_its_ring_colour():
+    points = {"A": (140, 180), "B": (360, 120)}
+    red = blink_jpeg(draw_blink_points(photo_like(8), points)[0], 75)
+    found = find_markers(_question("Relative_Depth", red))
+    assert {m.source for m in found.images["image_1"].values()} == {"blink_style"}
+    white = blink_jpeg(draw_blink_points(photo_like(8) // 2, points, BlinkStyle(colour=WHITE))[0], 75)
+    found = find_markers(_question("Relative_Reflectance", white, ("A is darker", "B is darker")))
+    assert {m.source for m in found.images["image_1"].values()} == {"blink_style"}
+    assert all(near(found.images["image_1"][label], xy) for label, xy in points.items())
+
+
+# --- synthetic data and the commands ----------------------------------------------------------
+
+def test_synth_draws_blinks_style_by_default_and_its_markers_file_agrees(tmp_path):
+    from adapters.blink import BlinkReader
+    from adapters.synthetic import write_synthetic
+
+    root = write_synthetic(tmp_path / "syn", ["Relative_Depth", "Visual_Correspondence"], n=3, seed=1)
+    assert json.loads((root / "synth.json").read_text())["marker_style"] == "blink"
+    drawn = {json.loads(l)["idx"]: json.loads(l)["markers"] for l in (root / "markers.jsonl").read_text().splitlines()}
+    reader = BlinkReader(root, "val", ["Relative_Depth", "Visual_Correspondence"])
+    for task in reader.tasks:
+        for question in reader.questions(task):
+            found = find_markers(question)
+            for key, markers in found.images.items():
+                for label, marker in markers.items():
+                    assert marker.source == "blink_style"
+                    assert list(marker.xy) == drawn[question.idx][key][label]["xy"]
+    varied = write_synthetic(tmp_path / "varied", ["Relative_Depth"], n=1, seed=1, marker_style="varied")
+    assert json.loads((varied / "synth.json").read_text())["marker_style"] == "varied"
+    with pytest.raises(ValueError, match="marker style 'fancy'"):
+        write_synthetic(tmp_path / "x", ["Relative_Depth"], n=1, marker_style="fancy")
+
+
+def test_markers_command_reports_each_pass_and_keeps_overlays_of_failures(tmp_path, capsys):
+    from specialists import cli_markers
+
+    good = blink_jpeg(draw_blink_points(photo_like(9), {"A": (100, 100), "B": (300, 250)})[0], 75)
+    half = blink_jpeg(draw_blink_points(photo_like(10), {"A": (100, 100)})[0], 75)  # B never drawn
+    rows = [BlinkRow("Relative_Depth", i, "Which point is closer?", ("A is closer", "B is closer"), "A",
+                     [Image.fromarray(image)]) for i, image in ((1, good), (2, half))]
+    write_blink_folder(tmp_path / "blink", rows)
+    parser = argparse.ArgumentParser()
+    cli_markers.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["markers", "--blink-root", str(tmp_path / "blink"), "--failures", str(tmp_path / "f")])
+    assert cli_markers.handle(args) == 0
+    printed = capsys.readouterr().out
+    row = next(line for line in printed.splitlines() if line.startswith("Relative_Depth"))
+    placed, total, rate, blink, general, seconds = row.split()[1:]
+    assert (placed, total, rate) == ("1", "2", "50.0%") and int(blink) >= 3 and float(seconds) > 0
+    assert (tmp_path / "f" / "val_Relative_Depth_2_image_1.png").is_file()
+
+
+def test_a_run_says_whether_it_reads_the_drawing_or_the_file(tmp_path):
+    from adapters.evaluate import RunConfig, _marker_source
+
+    (tmp_path / "markers.jsonl").write_text(json.dumps(
+        {"idx": "val_Relative_Depth_1", "markers": {"image_1": {"A": {"xy": [1, 2]}}}}) + "\n")
+    coordinates, info = _marker_source(RunConfig(output_dir=str(tmp_path / "run"), markers="drawn"), tmp_path)
+    assert coordinates == {} and info["source"] == "parsed" and "--markers file" in info["note"]
+    coordinates, info = _marker_source(RunConfig(output_dir=str(tmp_path / "run"), markers="file"), tmp_path)
+    assert info["source"] == "file" and "val_Relative_Depth_1" in coordinates
+    with pytest.raises(ValueError, match="holds no markers.jsonl"):
+        _marker_source(RunConfig(output_dir=str(tmp_path / "run"), markers="file"), tmp_path / "empty")
