@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from .blink_draw import RED, WHITE, BlinkStyle, label_box
+from .blink_glyphs import FONT_SCALES
 from .types import Marker
 
 # The ring's band must be this much more inked (0-1 map) than its hole and its surroundings; low,
@@ -210,7 +211,7 @@ def _label_fits(luma: _Luma, style: BlinkStyle, labels: Sequence[str], cx: int, 
             org_y = cy + style.offset + g.height if below else cy - style.offset
             if below and cy - style.offset >= 0 and cy > 2 * style.offset:
                 continue  # BLINK writes under the ring only at the top edge
-            slack = 2 * style.text_thickness
+            slack = 2 * style.text_thickness + (0 if _measured(style) else 2)  # inferred offsets vary
             x_nominal = cx - g.width // 2
             near_edge = x_nominal - 1 < slack or x_nominal + g.width + 1 > width - 1 - slack
             dx = g.width // 2 + slack if near_edge else slack
@@ -271,22 +272,28 @@ def _measured(style: BlinkStyle) -> bool:
         measured.radius, measured.font_scale, measured.text_thickness, measured.offset)
 
 
-def _centre_of_box(fit: _Fit, template: "_BoxTemplate", style: BlinkStyle, label: str,
-                   width: int) -> tuple[int, int] | None:
+def _centre_of_box(fit: _Fit, template: "_BoxTemplate", style: BlinkStyle, label: str, width: int,
+                   ring_score: np.ndarray) -> tuple[int, int] | None:
     """The ring centre BLINK's geometry puts under a label box fitted at `fit.box`, or None where
-    the box does not tell it: a label shifted inside at the left or right edge, or a box that may
-    as well hang under a ring at the top edge."""
+    the box does not tell it: a label shifted inside at the left or right edge; and near the top,
+    where the box may as well hang under a ring at the edge, unless one of the two places holds
+    the clearly stronger ring (`ring_score`, (H, W))."""
     g = style.glyph(label)
     org_x, org_y = fit.box[0] + template.org_x, fit.box[1] + template.org_y
     if org_x <= 0 or org_x + g.width >= width:
         return None
-    if org_y - style.offset - g.height < style.offset:
-        return None
-    return org_x + g.width // 2, org_y + style.offset
+    cx, above, under = org_x + g.width // 2, org_y + style.offset, org_y - style.offset - g.height
+    if 0 <= under < style.offset:
+        height = ring_score.shape[0]
+        scores = [float(ring_score[y, cx]) if 0 <= y < height else 0.0 for y in (above, under)]
+        if abs(scores[0] - scores[1]) < RING_CONTRAST:
+            return None
+        return (cx, above) if scores[0] > scores[1] else (cx, under)
+    return cx, above
 
 
 def _read_rings(peaks: list[tuple[int, int, float]], luma: _Luma, labels: Sequence[str], style: BlinkStyle,
-                width: int) -> list[tuple[int, int, dict[str, _Fit]]]:
+                width: int, ring_score: np.ndarray) -> list[tuple[int, int, dict[str, _Fit]]]:
     """Every ring of `peaks` whose box fits some asked label in `style`: [(cx, cy, {label: fit})].
     A box is one marker's: where two rings take the same box, the stronger ring keeps it (peaks
     are strongest first)."""
@@ -299,7 +306,7 @@ def _read_rings(peaks: list[tuple[int, int, float]], luma: _Luma, labels: Sequen
         label = min(fits, key=lambda l: fits[l].fit)
         box = fits[label].box
         if score in (BOX_LED, CUT_RING):  # the centre from the fitted box, where it tells it
-            centre = _centre_of_box(fits[label], templates[label], style, label, width)
+            centre = _centre_of_box(fits[label], templates[label], style, label, width, ring_score)
             if centre is None or (score == CUT_RING and max(abs(centre[0] - cx), abs(centre[1] - cy)) > 1):
                 continue
             cx, cy = centre
@@ -344,18 +351,19 @@ def candidate_radii(width: int, height: int) -> list[int]:
 
 
 def styles_for_radius(radius: int, colour: Sequence[int]) -> list[BlinkStyle]:
-    """BLINK's label geometries (font scale, text thickness, offset) a ring of `radius` may come
-    with: the scales that round to it, at the glyph grid's step."""
+    """BLINK's label geometries (font scale, text thickness) a ring of `radius` may come with,
+    likeliest first: at 5 the measured one; elsewhere every one the scales that round to this
+    radius give (font scale on the glyph grid), the offset at the middle scale (the label search
+    absorbs the rest)."""
     if radius == 5:
-        scales = [1.0]
-    else:
-        scales = [radius / 5 + d for d in (-0.1, 0.0, 0.1)]
-    styles = {}
-    for scale in scales:
-        style = replace(BlinkStyle.scaled(scale, tuple(colour)), radius=radius,
-                        ring_thickness=max(1, round(2 * radius / 5)))
-        styles[(style.font_scale, style.text_thickness, style.offset)] = style
-    return list(styles.values())
+        return [BlinkStyle(colour=tuple(colour))]
+    middle = radius / 5
+    scales = np.linspace(middle - 0.1, middle + 0.1, 5)
+    fonts = {min(FONT_SCALES, key=lambda f: abs(f - 0.5 * s)) for s in scales}
+    thicknesses = {max(1, min(4, round(s))) for s in scales}
+    styles = [BlinkStyle(tuple(colour), radius, max(1, round(2 * middle)), font, thickness, round(18 * middle))
+              for font in fonts for thickness in thicknesses]
+    return sorted(styles, key=lambda st: (abs(st.font_scale - 0.5 * middle), abs(st.text_thickness - middle)))
 
 
 def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[int] = RED,
@@ -375,8 +383,9 @@ def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
     strength = {}
     for radius in radii:
         style = styles_for_radius(radius, colour)[0]
-        peaks = _ring_peaks(_ring_scores(ink, valid, style), style)
-        strength[radius] = (sum(max(p[2], 0.0) for p in peaks[:len(labels)]), peaks)
+        scores = _ring_scores(ink, valid, style)
+        peaks = _ring_peaks(scores, style)
+        strength[radius] = (sum(max(p[2], 0.0) for p in peaks[:len(labels)]), peaks, scores[0])
     chosen = sorted(radii, key=lambda r: -strength[r][0])[:RADII_READ]
     luma = _Luma(rgb, pad=int(np.ceil(8 * max(chosen))))
     best_style, best_found, best_key = None, [], (0, 0.0)
@@ -385,11 +394,15 @@ def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
             peaks = strength[radius][1]
             if _measured(style):  # only there does a box alone tell where its ring is
                 peaks = peaks + _centres_below_boxes(dark, bright, style, labels, peaks)
-            found = _read_rings(peaks, luma, labels, style, W)
+            found = _read_rings(peaks, luma, labels, style, W, strength[radius][2])
             read = sum(_reading(fits)[0] is not None for _, _, fits in found)
             key = (read, -sum(min(f.fit for f in fits.values()) for _, _, fits in found))
             if best_style is None or key > best_key:
                 best_style, best_found, best_key = style, found, key
+            if read == len(labels):
+                break  # every label read in this geometry: the likeliest that does
+        if best_key[0] == len(labels):
+            break
     out = BlinkRead(scale=best_style.radius / 5 if best_found else None)
     if not best_found:
         out.missing = {label: "no ring with a BLINK-style label box" for label in labels}
