@@ -33,6 +33,7 @@ from .questions import (
     MCQuestion,
     QuestionSource,
     decode_image,
+    letters_for,
     parse_gold,
 )
 from .tasks import TASK_NAMES, UnknownTaskError, canonical_task, task_from_idx
@@ -143,6 +144,13 @@ def _schema_of(path: Path) -> pa.Schema:
         raise BlinkFormatError(f"{path} is not a readable {path.suffix[1:]} file: {exc}") from None
 
 
+def _ids_of(path: Path) -> list[str]:
+    """The idx column of one file, in order."""
+    if path.suffix == ".parquet":
+        return [str(v) for v in pq.read_table(path, columns=["idx"]).column("idx").to_pylist()]
+    return [str(v) for batch in _read_table_batches(path, 1024) for v in batch.column("idx").to_pylist()]
+
+
 class BlinkReader:
     """Iterates BLINK questions of one split, task by task.
 
@@ -194,7 +202,8 @@ class BlinkReader:
                         f"{self.root / task / f'{self.split}-*.parquet'} (and *-{self.split}*.arrow)"
                     )
                 found[task] = shards
-        for shards in found.values():
+        for task, shards in found.items():
+            seen: dict[str, Path] = {}
             for path in shards:
                 missing = [c for c in REQUIRED_COLUMNS if c not in _schema_of(path).names]
                 if missing:
@@ -202,7 +211,35 @@ class BlinkReader:
                         f"{path}: missing column(s) {', '.join(missing)}; BLINK files have "
                         f"{', '.join(REQUIRED_COLUMNS)} and image_2..image_4"
                     )
+                # one id, one question: a repeated id would be scored twice by a run and once by compare
+                for idx in _ids_of(path):
+                    if idx in seen:
+                        where = "twice in" if seen[idx] == path else f"in {seen[idx]} and in"
+                        raise BlinkFormatError(f"question id {idx!r} appears {where} {path}; each id must be "
+                                               "unique: remove the duplicate row")
+                    seen[idx] = path
         return found
+
+    def ids(self, task: str) -> list[str]:
+        """Every question id of `task`, in file order."""
+        return [idx for path in self.files[task] for idx in _ids_of(path)]
+
+    def unknown_answer_ids(self) -> list[str]:
+        """--answers ids that name no question of this split's tasks read here (a typo, a
+        test id, another benchmark's), sorted; ids of tasks not read are not counted."""
+        if self.answers is None:
+            return []
+        known = {idx for task in self.files for idx in self.ids(task)}
+        unknown = []
+        for idx in self.answers.answers:
+            try:
+                split, task = task_from_idx(idx)
+            except (ValueError, UnknownTaskError):
+                unknown.append(idx)
+                continue
+            if split == self.split and task in self.files and idx not in known:
+                unknown.append(idx)
+        return sorted(unknown)
 
     def data_files(self) -> list[DataFile]:
         """Every file read, with its sha256: the data section of results.json."""
@@ -242,6 +279,10 @@ class BlinkReader:
             choices = row["choices"]
             if not choices:
                 raise ValueError("the choices column is empty")
+            if self.answers is not None and idx in self.answers.answers and gold not in letters_for(len(choices)):
+                return BrokenQuestion(idx=idx, task=task, error=(
+                    f"answers file {self.answers.version.name}: {idx} is given ({gold}), but the question has "
+                    f"{len(choices)} options ({', '.join(letters_for(len(choices)))}); correct that entry"))
             source = QuestionSource("blink", self.split, str(path), self.answer_version)
             images = [(col, row.get(col)) for col in IMAGE_COLUMNS if row.get(col) is not None]
             return MCQuestion(

@@ -246,7 +246,9 @@ def summarise(model: ScoredModel, seed: int) -> None:
             "accuracy": sum(correct) / len(questions) if questions else None,
             "ci95": list(ci) if ci else None,
             "missing": forms.get("missing", 0),
-            "unparsed": forms.get("unparsed", 0),
+            # no answer form, or one naming several options ("(B) or (A)"; also counted apart)
+            "unparsed": forms.get("unparsed", 0) + forms.get("several_options", 0),
+            "several_options": forms.get("several_options", 0),
             "out_of_options": forms.get("out_of_options", 0),
             "rejected_by_exact": rejected,
             "errors": forms.get("error", 0),
@@ -360,13 +362,24 @@ def compare(
     blink_root: str | None = None,
     match: str = "auto",
     seed: int = 0,
+    allow_other_benchmarks: bool = False,
 ) -> dict[str, Any]:
-    """Score every specialist run and MLLM against one answer key; returns comparison.json's dict."""
+    """Score every specialist run and MLLM against one answer key; returns comparison.json's dict.
+
+    MLLM predictions and BLINK's answers are for BLINK's questions; a run on another benchmark
+    (the synthetic one reuses BLINK's ids) is refused unless `allow_other_benchmarks`, and then
+    named in the result's "other_benchmarks"."""
     if match not in MATCH_CHOICES:
         raise CompareError(f"--match {match!r}: choose one of {', '.join(MATCH_CHOICES)}")
     if not mllm_specs:
         raise CompareError("name MLLM predictions with --mllm PATH (a file or a folder)")
     runs = [load_specialist_run(d) for d in run_dirs]
+    other = {r.label: r.results.get("benchmark") for r in runs if r.results.get("benchmark", "blink") != "blink"}
+    if other and not allow_other_benchmarks:
+        named = "; ".join(f"{label} ({benchmark})" for label, benchmark in other.items())
+        raise CompareError(f"run(s) not on BLINK: {named}. Their questions reuse BLINK's ids but are not BLINK's, so "
+                           "BLINK's answers and MLLM predictions do not apply; compare runs on BLINK, or pass "
+                           "--allow-other-benchmarks to score them anyway (named in the report)")
     predictions = load_all(mllm_specs)
     key = build_key(answers, runs, predictions)
     options = option_counts(runs, blink_root)
@@ -387,6 +400,7 @@ def compare(
     return {
         "schema_version": COMPARISON_SCHEMA_VERSION,
         "answers": key.version,
+        "other_benchmarks": other,
         "n_answer_key": len(key.gold),
         "match": match,
         "seed": seed,
@@ -426,6 +440,8 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
             cells.append(cell)
         partial = "" if len(model["tasks"]) == len(tasks) else f" ({len(model['tasks'])} tasks)"
         label = f"{name} [{model['kind']}]" if model["kind"] == "specialist" else name
+        if name in comparison.get("other_benchmarks", {}):
+            label += f" [{comparison['other_benchmarks'][name]}, not BLINK]"
         lines.append("| " + " | ".join([label, *cells, _pct(model["macro_accuracy"]) + partial,
                                          _pct(model["micro_accuracy"])]) + " |")
     rows = dict(comparison["reference"]["rows"])

@@ -298,6 +298,12 @@ def run(config: RunConfig) -> dict[str, Any]:
     seed_everything(config.seed)
 
     answers = reader.answer_version.to_json()
+    unknown = reader.unknown_answer_ids() if hasattr(reader, "unknown_answer_ids") else []
+    if unknown:
+        answers["unknown_ids"] = len(unknown)
+        answers["unknown_ids_first"] = unknown[:5]
+        print(f"warning: answers file {answers.get('name')}: {len(unknown)} id(s) name no question of the tasks "
+              f"read (first: {', '.join(unknown[:5])}); they score nothing", file=sys.stderr)
     identity = _identity(config, assignment, data, answers)
     done: dict[str, dict] = {}
     if config.resume:

@@ -57,6 +57,8 @@ _WITH_TEXT = re.compile(  # "(A) A is closer", "A. Point A", "A) text", "A: text
     r"^(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:：]?\s*)?(?:\(([A-Z])\)|([A-Z])[.):])\s*\S", re.IGNORECASE
 )
 _ANSWER_WORD = re.compile(r"^(?:the\s+)?(?:final\s+)?answer", re.IGNORECASE)
+_IN_PARENTHESES = re.compile(r"\([a-z]\)\s*[.:]?$")  # "(a)": a lowercase answer in its parentheses
+_OPTION_NAMED = re.compile(r"\(([A-Z])\)")  # an option named the way answers name them: "(B)"
 _BLINK_IDX = re.compile(r"^(val|test)_.+_\d+$")
 _CONCAT = re.compile(r"[\s_\-]*\(?concat(?:enate|enated)?[\s_\-]*images?\)?$", re.IGNORECASE)
 
@@ -72,9 +74,9 @@ class MLLMFormatError(ValueError):
 class ParsedAnswer:
     """One prediction after normalisation.
 
-    form: "exact" ("A", "(A)"), "wrapped" ("A.", "Answer: A"), "with_text" ("(A) text"),
+    form: "exact" ("A", "(A)"), "wrapped" ("A.", "Answer: A", "(a)"), "with_text" ("(A) text"),
     "missing" (no prediction for the question), "out_of_options" (a letter the question does
-    not offer, "(Z)" included) or "unparsed" (no answer form at all).
+    not offer, "(Z)" included), "several_options" ("(B) or (A)") or "unparsed" (no answer form).
     letter: the chosen letter under the match rule used, or None (scored wrong).
     """
 
@@ -87,7 +89,9 @@ def read_letter(raw: Any) -> tuple[str | None, str]:
     """The letter a value names and its form, before checking it against the options.
 
     Returns (letter, form) with form one of "exact", "wrapped", "with_text", "missing",
-    "unparsed". Only capital letters count as bare answers ("a" is an English word).
+    "several_options" (a text that names more than one option as "(X)": no answer) or
+    "unparsed". Only capital letters count as bare answers ("a" is an English word); "(a)" and
+    "Answer: a" read as A (lenient matching only).
     """
     if raw is None:
         return None, "missing"
@@ -99,12 +103,15 @@ def read_letter(raw: Any) -> tuple[str | None, str]:
     if match := _EXACT.match(text):
         return match.group(1), "exact"
     match = _WRAPPED.match(text)
-    if match and (match.group(1).isupper() or _ANSWER_WORD.match(text)):
+    # a lowercase letter is an answer only where the form says so: in parentheses, or after "answer"
+    if match and (match.group(1).isupper() or _ANSWER_WORD.match(text) or _IN_PARENTHESES.search(text)):
         return match.group(1).upper(), "wrapped"
     if match := _WITH_TEXT.match(text):
         letter = match.group(1) or match.group(2)
         if letter.isupper():
-            return letter, "with_text"
+            # "(B) or (A)", "(A) is wrong; (B)": the text names another option too, so no answer is given
+            others = {named for named in _OPTION_NAMED.findall(text[match.end() - 1:]) if named != letter}
+            return (None, "several_options") if others else (letter, "with_text")
     return None, "unparsed"
 
 

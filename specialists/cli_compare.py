@@ -23,6 +23,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                          help="auto: exact for BLINK's extracted predictions (as BLINK scored them), "
                               "lenient for raw model output")
     compare.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    compare.add_argument("--allow-other-benchmarks", action="store_true",
+                         help="score runs on other benchmarks (synthetic) against BLINK's answers and predictions "
+                         "anyway; they are labelled in every table")
     compare.add_argument("--output", help="folder for comparison.json/.md/.csv, misses.csv, plots "
                                           "(default: the run folder when there is exactly one)")
 
@@ -36,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
             raise CompareError("pass --output DIR (the default, the run folder, needs exactly one RUN_DIR)")
         output = args.run_dirs[0]
     comparison = compare(args.run_dirs, args.mllm, answers=args.answers, blink_root=args.blink_root,
-                         match=args.match, seed=args.seed)
+                         match=args.match, seed=args.seed, allow_other_benchmarks=args.allow_other_benchmarks)
     answers = comparison["answers"]
     print(f"answers: {answers.get('name')} ({answers.get('source')}); match: {comparison['match']}; "
           f"{len(comparison['models'])} models\n")

@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -151,3 +152,34 @@ def test_no_data_anywhere_names_places(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "ds"))
     with pytest.raises(BlinkFormatError, match=r"looked in: .*hub.*ds.*--blink-root"):
         resolve_blink_root(None)
+
+
+def test_a_repeated_question_id_is_refused_naming_file_and_id(tmp_path):
+    """Counted twice by a run and once by compare, a duplicate would give two accuracies."""
+    image = random_image(np.random.default_rng(0))
+    rows = [BlinkRow("Relative_Depth", n, "Which point is closer?", ("A is closer", "B is closer"), "A", [image])
+            for n in (1, 2)]
+    write_blink_folder(tmp_path, rows)
+    (path,) = (tmp_path / "Relative_Depth").glob("val-*.parquet")
+    table = pq.read_table(path)
+    pq.write_table(pa.concat_tables([table, table.slice(1, 1)]), path)  # question 2 again
+    with pytest.raises(BlinkFormatError, match=r"'val_Relative_Depth_2' appears twice in .*val-.*\.parquet"):
+        BlinkReader(tmp_path, "val")
+
+
+def test_a_bad_gold_from_the_answers_file_names_the_answers_file(tmp_path, blink_root):
+    override = tmp_path / "fixed.json"
+    override.write_text(json.dumps({"val_Relative_Depth_1": "(C)"}))  # Relative_Depth has two options
+    reader = BlinkReader(blink_root, "val", ["Relative_Depth"], answers=load_answers(override))
+    first = next(reader.questions("Relative_Depth"))
+    assert isinstance(first, BrokenQuestion)
+    assert "answers file fixed.json" in first.error and "2 options" in first.error and ".parquet" not in first.error
+
+
+def test_answers_naming_no_question_read_are_counted(tmp_path, blink_root):
+    override = tmp_path / "fixed.json"
+    override.write_text(json.dumps({"val_Relative_Depth_1": "(B)", "val_Relative_Depth_999": "(A)",
+                                    "not_an_id": "(A)", "val_Counting_1": "(A)"}))
+    reader = BlinkReader(blink_root, "val", ["Relative_Depth"], answers=load_answers(override))
+    # Counting is not read here, so its id is not unknown; the typo and the missing number are
+    assert reader.unknown_answer_ids() == ["not_an_id", "val_Relative_Depth_999"]

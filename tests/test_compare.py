@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from adapters.compare import CompareError, compare, write_comparison
+from adapters.compare import CompareError, accuracy_table, compare, write_comparison
 from adapters.compare_stats import agreement, mcnemar, mcnemar_exact, union_accuracy
 from adapters.evaluate import RunConfig, run
 from adapters.scoring import bootstrap_ci
@@ -176,3 +176,23 @@ def test_reproduces_blink_published_validation_numbers(tmp_path):
     assert round(100 * lenient["models"]["GPT4V"]["tasks"]["Visual_Correspondence"]["accuracy"], 2) == 34.30
     paths = write_comparison(comparison, tmp_path / "cmp")
     assert "GeminiProVision" in paths["markdown"].read_text()
+
+
+def test_several_options_named_are_unparsed_in_lenient_mode(tmp_path):
+    (tmp_path / "answers.json").write_text(json.dumps({"val_Relative_Depth_1": "(B)", "val_Relative_Depth_2": "(A)"}))
+    (tmp_path / "M.json").write_text(json.dumps({"val_Relative_Depth_1": "(B) or (A)", "val_Relative_Depth_2": "(a)"}))
+    depth = compare([], [str(tmp_path / "M.json")], answers=str(tmp_path / "answers.json"),
+                    match="lenient")["models"]["M"]["tasks"]["Relative_Depth"]
+    assert (depth["correct"], depth["unparsed"], depth["several_options"]) == (1, 1, 1)
+
+
+def test_a_synthetic_run_is_not_scored_against_blink_without_being_asked(tmp_path):
+    run_dir = tmp_path / "synthetic"
+    run(RunConfig(str(run_dir), benchmark="synthetic", tasks=["Relative_Depth"], synthetic_n=2, limit=2,
+                  specialist=["random"], progress=False))
+    (tmp_path / "M.json").write_text(json.dumps({"val_Relative_Depth_1": "(A)", "val_Relative_Depth_2": "(A)"}))
+    with pytest.raises(CompareError, match=r"not on BLINK: .*\(synthetic\).*--allow-other-benchmarks"):
+        compare([str(run_dir)], [str(tmp_path / "M.json")])
+    allowed = compare([str(run_dir)], [str(tmp_path / "M.json")], allow_other_benchmarks=True)
+    assert list(allowed["other_benchmarks"].values()) == ["synthetic"]
+    assert "not BLINK]" in accuracy_table(allowed)

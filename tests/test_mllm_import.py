@@ -27,6 +27,10 @@ ABCD = ("A", "B", "C", "D")
         ("(Z)", "out_of_options", None, None),  # BLINK's could-not-parse marker
         ("(E)", "out_of_options", None, None),
         ("(F) something", "out_of_options", None, None),
+        ("(a)", "wrapped", "A", None),  # a lower-case letter in its parentheses is an answer
+        ("(B) or (A)", "several_options", None, None),  # naming two options answers nothing
+        ("(A) is wrong; (B)", "several_options", None, None),
+        ("(C) Point C, not (C) twice", "with_text", "C", None),  # the same option again is still one
         ("a", "unparsed", None, None),  # lower-case bare letters are words, not answers
         ("A is closer", "unparsed", None, None),  # no delimiter: never guessed
         ("I think the first one", "unparsed", None, None),

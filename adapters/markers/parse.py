@@ -1288,9 +1288,12 @@ def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
             for m in first.markers.values())
         if marker is not None and not taken:
             markers[label] = marker
-        else:
-            why = rest.missing.get(label) or "the general parser put it on a ring BLINK's style gives another label"
-            missing[label] = f"BLINK's style: {first.missing[label]}; general parser: {why}"
+        elif marker is not None:
+            missing[label] = (f"BLINK's style: {first.missing[label]}; general parser: placed on a ring BLINK's "
+                              "style gives another label")
+        elif label in rest.missing:
+            missing[label] = f"BLINK's style: {first.missing[label]}; general parser: {rest.missing[label]}"
+        # else neither pass accounts for it: parse_question's safety net says so
     return replace(rest, markers=markers, missing=missing)
 
 
