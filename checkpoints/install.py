@@ -61,7 +61,7 @@ def import_checkpoint(name: str, source: str | Path, *, link: bool = False, repi
     where = _source_location(entry, Path(source).expanduser().resolve())
     sha = hash_location(entry, where, cache)
     if lock.check(entry, sha, str(where.path), pin_unknown=False) == "unpinned":
-        validate(entry.format, where.path, entry.files)  # raises with what is wrong in the file
+        validate(entry.format, where.path, entry.files, entry.name)  # raises with what is wrong in the file
     target = home / entry.name
     if target.is_symlink() or target.is_file():
         target.unlink()

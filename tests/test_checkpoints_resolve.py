@@ -168,3 +168,30 @@ def test_cli_import_link_and_repin(tmp_path):
         _cli("import", "loftr-indoor", str(second))
     assert _cli("import", "loftr-indoor", str(second), "--repin") == 0
     assert LockFile().pinned("loftr-indoor") == hashing.sha256_file(second)
+
+
+def test_cli_import_refuses_tensors_that_are_not_the_architectures(tmp_path):
+    """A safetensors file of one unrelated tensor, given for resnet50.tv_in1k, was pinned and then
+    loaded (non-strictly) as random weights labelled real; now every tensor must be the model's."""
+    from safetensors.torch import save_file
+
+    wrong = tmp_path / "model.safetensors"
+    save_file({"w": torch.zeros(3)}, str(wrong))
+    with pytest.raises(ValueError, match=r"does not hold the weights of resnet50.tv_in1k: tensors 320 missing "
+                                         r"\(first: conv1.weight.*1 unexpected \(first: w\)"):
+        _cli("import", "resnet50.tv_in1k", str(wrong))
+    assert not (tmp_path / "home" / "resnet50.tv_in1k").exists() and LockFile().pinned("resnet50.tv_in1k") is None
+
+
+def test_timm_weights_of_another_shape_are_refused_at_load(tmp_path):
+    import timm
+    from safetensors.torch import save_file
+
+    from checkpoints.convert.common import StateDictError
+    from checkpoints.convert.timm_weights import create_timm_model
+
+    state = timm.create_model("resnet18.tv_in1k", pretrained=False, num_classes=10).state_dict()
+    path = tmp_path / "model.safetensors"
+    save_file(state, str(path))
+    with pytest.raises(StateDictError, match=r"1 of another shape|2 of another shape"):
+        create_timm_model("resnet18.tv_in1k", path)  # a 10-class head where ImageNet's has 1000

@@ -167,6 +167,13 @@ def load_backbone(spec: str, architecture: str | None = None,
 
 def _timm_from_file(path: Path, architecture: str, image_size: int | None) -> tuple[torch.nn.Module, BackboneConfig]:
     """timm `architecture` with the weights of one local file (offline, via pretrained_cfg_overlay)."""
+    from checkpoints.convert.common import StateDictError
+    from checkpoints.convert.timm_weights import check_fits_timm
+
+    try:
+        check_fits_timm(architecture, path)  # timm's loader would leave unmatched tensors random, silently
+    except StateDictError as err:
+        raise BackboneLoadError(str(err)) from None
     overlay: dict[str, Any] = {"file": str(path)}
     if path.suffix == ".safetensors":
         overlay["custom_load"] = False

@@ -36,9 +36,10 @@ def _plain_state_dict(path: Path) -> None:
     tensor_dict(load_torch_file(path), path, "a state dict")
 
 
-def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()) -> None:
+def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = (), name: str | None = None) -> None:
     """Check that `path` holds weights in format `fmt` (the manifest's `format`); `files`: a
-    folder entry's files, in order (the ordinal-shading stages)."""
+    folder entry's files, in order (the ordinal-shading stages); `name`: the checkpoint's, which
+    for format "timm" is its timm model, whose every tensor the file must hold."""
     from .adm import read_adm_state_dict
     from .dire import dire_state_dict
     from .loftr import loftr_state_dict
@@ -49,6 +50,10 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
         _json_folder(path)
     elif fmt == "timm":
         _safetensors(path) if path.suffix == ".safetensors" else _plain_state_dict(path)
+        if name is not None:
+            from .timm_weights import check_fits_timm
+
+            check_fits_timm(name, path)
     elif fmt in ("torchvision-state-dict", "timm-state-dict"):
         _plain_state_dict(path)
     elif fmt == "loftr-lightning":

@@ -18,8 +18,51 @@ def create_timm_model(name: str, path: str | Path, **kwargs):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"timm weights for {name}: {path} is not a file")
+    if path.suffix != ".npz":
+        check_fits_timm(name, path)
     overlay = {"file": str(path)}
     default = timm.models.get_pretrained_cfg(name)
     if default is not None and default.custom_load and path.suffix != ".npz":
         overlay["custom_load"] = False
     return timm.create_model(name, pretrained=True, pretrained_cfg_overlay=overlay, **kwargs)
+
+
+def _shapes_in_file(path: Path) -> dict[str, tuple[int, ...]]:
+    """{tensor name: shape} of a safetensors or torch state-dict file, read without building a model."""
+    from .common import StateDictError, load_torch_file, strip_common_prefix, tensor_dict
+
+    if path.suffix == ".safetensors":
+        from safetensors import SafetensorError, safe_open
+
+        try:
+            with safe_open(str(path), framework="pt") as f:
+                return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+        except SafetensorError as err:
+            raise StateDictError(f"{path}: not a readable safetensors file ({err})") from None
+    state = tensor_dict(load_torch_file(path), path, "a state dict")
+    return {k: tuple(v.shape) for k, v in strip_common_prefix(state).items()}
+
+
+def check_fits_timm(name: str, path: str | Path) -> None:
+    """StateDictError unless the file at `path` holds exactly timm `name`'s tensors (every name,
+    every shape): timm's own loader drops the classifier and then loads non-strictly, so a
+    file of other tensors would leave the model at its random initialisation, unnoticed."""
+    import timm
+    import torch
+
+    from .common import StateDictError
+
+    path = Path(path)
+    got = _shapes_in_file(path)
+    with torch.device("meta"):  # names and shapes only: no memory, no initialisation
+        model = timm.create_model(name, pretrained=False)
+    expected = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    missing = [k for k in expected if k not in got]
+    unexpected = [k for k in got if k not in expected]
+    shapes = [f"{k} {got[k]} (expected {expected[k]})" for k in expected if k in got and got[k] != expected[k]]
+    if missing or unexpected or shapes:
+        parts = [f"{len(missing)} missing (first: {', '.join(missing[:3])})" if missing else "",
+                 f"{len(unexpected)} unexpected (first: {', '.join(unexpected[:3])})" if unexpected else "",
+                 f"{len(shapes)} of another shape (first: {'; '.join(shapes[:2])})" if shapes else ""]
+        raise StateDictError(f"{path} does not hold the weights of {name}: tensors "
+                             + ", ".join(p for p in parts if p) + f"; of {len(expected)} expected")
