@@ -13,9 +13,18 @@ from pathlib import Path
 DEFAULT_HOME = Path("~/.cache/blink-specialists")
 
 
+class HomeError(ValueError):
+    """SPECIALISTS_HOME names a file, not a folder."""
+
+
 def specialists_home() -> Path:
-    """SPECIALISTS_HOME, default ~/.cache/blink-specialists: where fetch and import put weights."""
-    return Path(os.environ.get("SPECIALISTS_HOME") or DEFAULT_HOME).expanduser()
+    """SPECIALISTS_HOME, default ~/.cache/blink-specialists: where fetch and import put weights.
+    HomeError when it names an existing file."""
+    home = Path(os.environ.get("SPECIALISTS_HOME") or DEFAULT_HOME).expanduser()
+    if home.exists() and not home.is_dir():
+        raise HomeError(f"SPECIALISTS_HOME={home} is a file, not a folder: point SPECIALISTS_HOME at a folder "
+                        f"(or unset it to use {DEFAULT_HOME})")
+    return home
 
 
 def hf_hub_cache() -> Path:

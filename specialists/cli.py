@@ -213,6 +213,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except PermissionError as exc:  # SPECIALISTS_HOME, an output folder or a lock the user cannot write
+        if os.environ.get("SPECIALISTS_DEBUG"):
+            raise
+        print(f"error: {exc.filename}: permission denied; use a folder you can write (for weights: "
+              "SPECIALISTS_HOME; for results: --output-dir / --output)", file=sys.stderr)
+        return 2
+    except NotADirectoryError as exc:
+        if os.environ.get("SPECIALISTS_DEBUG"):
+            raise
+        print(f"error: {exc.filename}: a file stands where a folder is needed on that path; "
+              "point the option or SPECIALISTS_HOME at a folder", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted: finished questions are saved; continue with --resume", file=sys.stderr)
         return 130

@@ -195,3 +195,36 @@ def test_timm_weights_of_another_shape_are_refused_at_load(tmp_path):
     save_file(state, str(path))
     with pytest.raises(StateDictError, match=r"1 of another shape|2 of another shape"):
         create_timm_model("resnet18.tv_in1k", path)  # a 10-class head where ImageNet's has 1000
+
+
+@pytest.mark.parametrize("content, says", [(bytes(range(256)) * 4, "random or damaged bytes"),
+                                           (b"", "EOFError")])
+def test_cli_import_of_bytes_that_are_no_weight_file_is_one_clear_line(tmp_path, capsys, content, says):
+    from specialists.cli import main
+
+    junk = tmp_path / "loftr_outdoor.ckpt"
+    junk.write_bytes(content)
+    assert main(["checkpoints", "import", "loftr-outdoor", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {junk}: not a") and says in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_specialists_home_that_is_a_file_or_unwritable_is_named(tmp_path, monkeypatch, capsys):
+    from specialists import cli_checkpoints
+    from specialists.cli import main
+
+    a_file = tmp_path / "home-file"
+    a_file.write_text("")
+    monkeypatch.setenv("SPECIALISTS_HOME", str(a_file))
+    assert main(["checkpoints", "ls"]) == 2
+    assert f"SPECIALISTS_HOME={a_file} is a file, not a folder" in capsys.readouterr().err
+
+    def refused(args):  # what a read-only SPECIALISTS_HOME gives (root, here, writes everywhere)
+        raise PermissionError(13, "Permission denied", str(tmp_path / "ro" / "checkpoints.lock.json"))
+
+    monkeypatch.setattr(cli_checkpoints, "handle", refused)
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "ro"))
+    assert main(["checkpoints", "ls"]) == 2
+    err = capsys.readouterr().err
+    assert "checkpoints.lock.json: permission denied" in err and "SPECIALISTS_HOME" in err

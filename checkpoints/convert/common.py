@@ -16,14 +16,27 @@ def load_torch_file(path: str | Path) -> Any:
     import torch
 
     try:
-        return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except RuntimeError as err:
-        if "mmap" not in str(err):  # legacy (non-zip) files cannot be memory-mapped
-            raise
-        return torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+        except RuntimeError as err:
+            if "mmap" not in str(err):  # legacy (non-zip) files cannot be memory-mapped
+                raise
+            return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
+        if "Unsupported operand" in str(err) or "invalid load key" in str(err):  # bytes that are no pickle at all
+            raise StateDictError(f"{path}: not a PyTorch weight file (random or damaged bytes); "
+                                 "download it again or check the path") from None
         raise StateDictError(f"{path}: holds objects other than tensors and plain containers, refused "
-                             f"for safety (torch.load weights_only=True): {str(err).splitlines()[0]}") from None
+                             f"for safety (torch.load weights_only=True): {_first_line(err)}") from None
+    except (RuntimeError, EOFError, ValueError, OSError) as err:  # a truncated zip, an empty file
+        raise StateDictError(f"{path}: not a readable PyTorch weight file ({_first_line(err)}); "
+                             "download it again or check the path") from None
+
+
+def _first_line(err: BaseException) -> str:
+    """An exception's first line, or its type when it says nothing."""
+    lines = str(err).strip().splitlines()
+    return lines[0][:160] if lines else type(err).__name__
 
 
 def tensor_dict(obj: Any, path: str | Path, what: str) -> dict:
