@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -28,6 +32,7 @@ from .markers.parse import parser_networks
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign
+from .run_lock import RunDirError, RunLock
 from .scoring import macro_micro, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
@@ -35,10 +40,6 @@ from specialists.feature_cache import MODES as CACHE_MODES
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic", "combo")
-
-
-class RunDirError(ValueError):
-    """The output folder holds a run that this one must not overwrite or cannot continue."""
 
 
 @dataclass
@@ -270,12 +271,41 @@ def run(config: RunConfig) -> dict[str, Any]:
     """Run (or resume) an evaluation; returns the final results dict also written to disk."""
     config.validate()
     out = Path(config.output_dir)
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    started_at = now_iso()
+    try:
+        with RunLock(out, started_at), _sigterm_as_interrupt():
+            return _run_locked(config, out, started_at)
+    except BaseException:
+        if created and not (out / "samples.jsonl").exists():  # a failed run leaves no empty folder behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM (a scheduler's stop, `kill`) ends the run as Ctrl-C does: results.json says
+    "interrupted" and --resume continues it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]:
     store = SampleStore(out / "samples.jsonl")
     if store.path.exists() and not config.resume:
         raise RunDirError(f"{out} already holds a run; pass --resume to continue it, or choose another --output-dir")
-    out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    started_at = now_iso()
 
     reader, data, coordinates = _open_benchmark(config)
     if config.progress and data["markers"].get("note"):

@@ -235,3 +235,40 @@ def test_resume_after_real_kill_matches_uninterrupted_run(tmp_path):
     assert (a["macro_accuracy"], a["micro_accuracy"]) == (b["macro_accuracy"], b["micro_accuracy"])
     idx = [s["idx"] for s in _samples(killed)]
     assert len(idx) == len(set(idx)) == 45  # nothing answered twice, nothing lost
+
+
+@pytest.mark.slow
+def test_a_run_folder_in_use_is_refused_and_sigterm_ends_a_run_as_interrupted(tmp_path):
+    """Two runs into one folder interleaved their samples; a SIGTERM left results.json "running"."""
+    root = tmp_path / "blink"
+    make_blink_fixture(root, n_per_task=15)
+    out = tmp_path / "run"
+    args = ["run", "--blink-root", str(root), "--specialist", "random", "--batch-size", "2", "--no-progress",
+            "--output-dir", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    slower = SLOW_CLI.replace("time.sleep(0.04)", "time.sleep(0.5)")  # outlasts the second run's start
+    proc = subprocess.Popen([sys.executable, "-c", slower, *args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (out / "samples.jsonl").exists() and len((out / "samples.jsonl").read_bytes().splitlines()) >= 2:
+            break
+        time.sleep(0.01)
+    second = subprocess.run([sys.executable, "-c", SLOW_CLI, *args, "--resume"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert second.returncode == 2 and f"is in use by another run (pid {proc.pid}" in second.stderr
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert json.loads((out / "results.json").read_text())["status"] == "interrupted"
+    resumed = subprocess.run([sys.executable, "-c", SLOW_CLI, *args, "--resume"], env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads((out / "results.json").read_text())["status"] == "complete"
+
+
+def test_a_run_that_fails_before_writing_leaves_no_folder(tmp_path):
+    out = tmp_path / "never"
+    with pytest.raises(ValueError):
+        run(RunConfig(str(out), blink_root=str(tmp_path / "no-such-root"), specialist=["random"], progress=False))
+    assert not out.exists()
