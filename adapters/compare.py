@@ -35,7 +35,7 @@ from .compare_stats import accuracy_on, agreement, mcnemar, union_accuracy
 from .mllm import ModelPredictions, letters_of, load_all, normalise_answer
 from .reference import reference_scores
 from .report import load_run
-from .scoring import bootstrap_ci, macro_micro, stable_seed
+from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, wilson_ci
 from .tasks import TASK_NAMES, UnknownTaskError, task_from_idx
 
 COMPARISON_SCHEMA_VERSION = 1
@@ -77,6 +77,7 @@ class ScoredModel:
     info: dict[str, Any] = field(default_factory=dict)
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     macro: float | None = None
+    macro_ci: list[float] | None = None
     micro: float | None = None
 
 
@@ -239,7 +240,7 @@ def summarise(model: ScoredModel, seed: int) -> None:
         correct = [model.correct[i] for i in questions]
         forms = Counter(model.forms[i] for i in questions)
         rejected = sum(1 for i in questions if model.letters[i] is None and model.forms[i] in ("wrapped", "with_text"))
-        ci = bootstrap_ci(correct, stable_seed(seed, model.name, task))
+        ci = wilson_ci(correct)  # per task a proportion: Wilson (the bootstrap collapses at 0% and 100%)
         model.tasks[task] = {
             "n": len(questions),
             "correct": sum(correct),
@@ -255,6 +256,9 @@ def summarise(model: ScoredModel, seed: int) -> None:
             "abstained": forms.get("abstained", 0),
         }
     model.macro, model.micro = macro_micro(model.tasks)
+    ci = macro_bootstrap_ci({t: [model.correct[i] for i in q] for t, q in model.questions.items()},
+                            stable_seed(seed, model.name, "macro"))
+    model.macro_ci = list(ci) if ci else None
 
 
 # --------------------------------------------------------------------------- statistics
@@ -336,7 +340,8 @@ def statistics(specialists: Sequence[ScoredModel], mllms: Sequence[ScoredModel],
 
 def _model_json(model: ScoredModel) -> dict[str, Any]:
     return {"kind": model.kind, "source": model.source, "format": model.format, "match": model.match,
-            "tasks": model.tasks, "macro_accuracy": model.macro, "micro_accuracy": model.micro,
+            "tasks": model.tasks, "macro_accuracy": model.macro, "macro_ci95": model.macro_ci,
+            "micro_accuracy": model.micro,
             "tasks_covered": len(model.tasks), **model.info}
 
 
@@ -487,7 +492,7 @@ def markdown(comparison: dict[str, Any]) -> str:
     lines.append("\nOptions assumed: a question whose option count no run, BLINK file or table gave is taken to "
                  "offer A-D (BLINK's maximum); a letter beyond its options is unparsed.")
 
-    lines += ["", "## 95% bootstrap confidence intervals (%)", "", "| Model | " + " | ".join(comparison["tasks"]) + " |",
+    lines += ["", "## 95% confidence intervals (%): Wilson per task", "", "| Model | " + " | ".join(comparison["tasks"]) + " |",
               "|" + "---|" * (len(comparison["tasks"]) + 1)]
     for name, m in comparison["models"].items():
         cells = []
@@ -576,7 +581,7 @@ def _plots(comparison: dict[str, Any], bars: Path, scatter: Path) -> None:
     ax.set_ylabel("accuracy %")
     ax.set_ylim(0, 105)
     hidden = len(specialists) + len(mllms) - len(shown)
-    ax.set_title("Accuracy per task (95% bootstrap CI)" + (f"; {hidden} lower-ranked MLLMs not drawn" if hidden else ""))
+    ax.set_title("Accuracy per task (95% Wilson CI)" + (f"; {hidden} lower-ranked MLLMs not drawn" if hidden else ""))
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(bars, dpi=120)

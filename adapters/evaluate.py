@@ -33,7 +33,7 @@ from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign
 from .run_lock import RunDirError, RunLock
-from .scoring import macro_micro, summarise_task
+from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
 from specialists.feature_cache import MODES as CACHE_MODES
@@ -459,4 +459,8 @@ def _finalise(
         tasks[task] = summary
     results["tasks"] = tasks
     results["macro_accuracy"], results["micro_accuracy"] = macro_micro(tasks)
+    scored = {task: [bool(s.get("correct")) for s in samples if s.get("gold") is not None]
+              for task, samples in run_samples.items()}
+    ci = macro_bootstrap_ci(scored, stable_seed(config.seed, "macro"))
+    results["macro_ci95"] = list(ci) if ci else None
     results["status"] = status

@@ -85,7 +85,7 @@ def markdown(runs: Sequence[Run]) -> str:
     refs = reference_scores()
     tasks = _tasks_in(runs)
     head = ["Task", *(run.label for run in runs), "random (expected)", "human (paper)", "paper specialist"]
-    lines = ["# Specialist results", "", "Accuracy % with 95% bootstrap CI.", ""]
+    lines = ["# Specialist results", "", "Accuracy % with 95% Wilson CI per task; the macro mean with a 95% bootstrap CI (questions resampled within tasks).", ""]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for task in tasks:
         ref = refs["tasks"].get(task, {})
@@ -181,7 +181,7 @@ def bar_chart(runs: Sequence[Run], path: Path) -> None:
     ax.set_ylabel("accuracy %")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title("Accuracy per task (95% bootstrap CI)")
+    ax.set_title("Accuracy per task (95% Wilson CI)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -4,6 +4,8 @@ accuracies averaged without weights (macro, BLINK's headline) beside the pooled 
 from __future__ import annotations
 
 import hashlib
+from math import sqrt
+from statistics import NormalDist
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -32,6 +34,35 @@ def bootstrap_ci(
     return float(lo), float(hi)
 
 
+def macro_bootstrap_ci(correct_by_task: Mapping[str, Sequence[bool]], seed: int, level: float = 0.95,
+                       resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the unweighted mean of per-task accuracies, questions
+    resampled within each task (a mean of proportions has no closed form worth trusting)."""
+    tasks = [np.asarray(v, dtype=np.float64) for v in correct_by_task.values() if len(v)]
+    if not tasks:
+        return None
+    rng = np.random.default_rng(seed)
+    means = np.mean([values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
+                     for values in tasks], axis=0)
+    tail = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [tail, 1.0 - tail])
+    return float(lo), float(hi)
+
+
+def wilson_ci(correct: Sequence[bool], level: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion; None for no data. Unlike the percentile bootstrap,
+    it stays informative at the extremes (30 of 30 right: 0.886-1.0, not 1.0-1.0). Written out
+    here because it is three lines; the z quantile comes from the standard library."""
+    n = len(correct)
+    if n == 0:
+        return None
+    p = sum(bool(c) for c in correct) / n
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def summarise_task(samples: Iterable[Mapping], task: str, seed: int) -> dict:
     """Per-task numbers from sample records (see adapters/evaluate.py for their fields).
 
@@ -45,7 +76,7 @@ def summarise_task(samples: Iterable[Mapping], task: str, seed: int) -> dict:
         "n": n,
         "correct": sum(correct),
         "accuracy": (sum(correct) / n) if n else None,
-        "ci95": list(ci) if (ci := bootstrap_ci(correct, stable_seed(seed, task))) else None,
+        "ci95": list(ci) if (ci := wilson_ci(correct)) else None,  # Wilson: sound at 0% and 100%
         "abstained": sum(1 for s in samples if s.get("status") == "abstained"),
         "errors": sum(1 for s in samples if s.get("status") == "error"),
         "ties": sum(1 for s in samples if (s.get("decision") or {}).get("tie")),

@@ -40,3 +40,24 @@ def test_macro_is_unweighted_micro_is_pooled():
              "hidden": {"n": 0, "correct": 0, "accuracy": None}}
     assert macro_micro(tasks) == (0.5, 0.25)
     assert macro_micro({}) == (None, None)
+
+
+def test_wilson_interval_stays_informative_at_the_extremes():
+    from adapters.scoring import wilson_ci
+
+    lo, hi = wilson_ci([True] * 30)
+    assert hi == 1.0 and 0.88 < lo < 0.89  # the percentile bootstrap gave [1.0, 1.0]
+    lo, hi = wilson_ci([False] * 30)
+    assert lo == 0.0 and 0.11 < hi < 0.12
+    lo, hi = wilson_ci([True, False] * 50)  # p = 0.5, n = 100: 0.5 -+ 0.096
+    assert abs(lo - 0.4038) < 1e-3 and abs(hi - 0.5962) < 1e-3
+    assert wilson_ci([]) is None
+
+
+def test_macro_interval_resamples_within_tasks():
+    from adapters.scoring import macro_bootstrap_ci
+
+    assert macro_bootstrap_ci({"A": [True] * 10, "B": [False] * 10}, seed=0) == (0.5, 0.5)
+    lo, hi = macro_bootstrap_ci({"A": [True, False] * 20, "B": [True] * 40}, seed=0)
+    assert lo < 0.75 < hi and hi <= 1.0
+    assert macro_bootstrap_ci({}, seed=0) is None
