@@ -137,12 +137,25 @@ class BrokenQuestion:
     gold: str | None = None
 
 
+# Pixels one image may have: BLINK's are under 2 MP; a 64 MP photograph still decodes (about 200 MB
+# as RGB), while a decompression bomb (a small file claiming a huge canvas) is refused unread.
+MAX_IMAGE_PIXELS = 64_000_000
+
+
 def decode_image(data: bytes, *, idx: str, column: str) -> Image.Image:
     """Decode encoded image bytes to an RGB PIL image, or raise ImageDecodeError naming them."""
     try:
         with Image.open(io.BytesIO(data)) as img:
+            width, height = img.size  # from the header: nothing is decoded yet
+            if width * height > MAX_IMAGE_PIXELS:
+                raise ImageDecodeError(
+                    f"{idx}: {column} is {width}x{height} ({width * height / 1e6:.0f} MP), over the "
+                    f"{MAX_IMAGE_PIXELS / 1e6:.0f} MP this suite decodes (a decompression bomb, or a photograph "
+                    "at full camera size): resize it in the dataset file")
             img.load()
             return img.convert("RGB")
+    except ImageDecodeError:
+        raise
     except Exception as exc:  # PIL raises several unrelated types for bad bytes
         raise ImageDecodeError(
             f"{idx}: {column} could not be decoded ({type(exc).__name__}: {exc}); "

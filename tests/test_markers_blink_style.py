@@ -235,3 +235,40 @@ def test_a_run_says_whether_it_reads_the_drawing_or_the_file(tmp_path):
     assert info["source"] == "file" and "val_Relative_Depth_1" in coordinates
     with pytest.raises(ValueError, match="holds no markers.jsonl"):
         _marker_source(RunConfig(output_dir=str(tmp_path / "run"), markers="file"), tmp_path / "empty")
+
+
+def test_a_huge_image_is_read_shrunk_and_its_markers_mapped_back(monkeypatch):
+    """An 8000x6000 photograph once took 15 minutes and 19 GB: the marker step now looks at most
+    at MAX_PARSE_SIDE px, and gives positions in the image's own pixels. (An oracle stands in for
+    the pass: what it sees and what the step makes of its answer are the behaviour tested.)"""
+    import adapters.markers.parse as parse
+    from adapters.markers.blink_style import BlinkRead
+    from adapters.markers.types import Marker
+
+    seen = []
+
+    def oracle(rgb, labels, colour):
+        seen.append(rgb.shape)
+        return BlinkRead({"A": Marker("A", (100.0, 200.0), 1.0, radius=5.0, label_box=(94, 169, 107, 183),
+                                      source="blink_style"),
+                          "B": Marker("B", (1500.0, 900.0), 1.0, radius=5.0, source="blink_style")}, {}, 1.0)
+
+    monkeypatch.setattr(parse, "read_blink_points", oracle)
+    huge = np.zeros((6000, 8000, 3), np.uint8)
+    found = find_markers(_question("Relative_Depth", huge))
+    assert seen == [(1500, 2000, 3)]  # read at a quarter of its side
+    a, b = found.images["image_1"]["A"], found.images["image_1"]["B"]
+    assert a.xy == (400.0, 800.0) and b.xy == (6000.0, 3600.0)
+    assert a.radius == 20.0 and a.label_box == (376, 676, 428, 732)
+
+
+def test_an_image_claiming_too_many_pixels_is_refused_unread():
+    import io
+
+    from adapters.questions import MAX_IMAGE_PIXELS, ImageDecodeError, decode_image
+
+    buffer = io.BytesIO()
+    Image.new("1", (9_000, 8_000)).save(buffer, format="PNG")  # a few kB claiming 72 MP
+    with pytest.raises(ImageDecodeError, match=r"image_1 is 9000x8000 \(72 MP\), over the 64 MP"):
+        decode_image(buffer.getvalue(), idx="val_Counting_1", column="image_1")
+    assert MAX_IMAGE_PIXELS == 64_000_000

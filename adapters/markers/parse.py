@@ -1297,6 +1297,35 @@ def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
     return replace(rest, markers=markers, missing=missing)
 
 
+# Long side (px) markers are looked for at: BLINK's images are smaller; a larger one is read
+# shrunk (time and memory grow with its area) and its markers mapped back to its own pixels.
+MAX_PARSE_SIDE = 2000
+
+
+def _bounded(rgb: np.ndarray) -> tuple[np.ndarray, float]:
+    """(rgb shrunk to MAX_PARSE_SIDE on its long side when larger, the factor back to the original)."""
+    import cv2
+
+    side = max(rgb.shape[:2])
+    if side <= MAX_PARSE_SIDE:
+        return rgb, 1.0
+    factor = side / MAX_PARSE_SIDE
+    size = (round(rgb.shape[1] / factor), round(rgb.shape[0] / factor))
+    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), factor
+
+
+def _scaled(marker: Marker, factor: float) -> Marker:
+    """`marker` found on an image shrunk by `factor`, in the original image's pixels."""
+    def scale(values):
+        return None if values is None else tuple(float(v) * factor for v in values)
+
+    box = scale(marker.box)
+    label_box = None if marker.label_box is None else tuple(int(round(v * factor)) for v in marker.label_box)
+    return replace(marker, xy=(marker.xy[0] * factor, marker.xy[1] * factor), box=box, label_box=label_box,
+                   radius=None if marker.radius is None else marker.radius * factor,
+                   ring_width=None if marker.ring_width is None else marker.ring_width * factor)
+
+
 def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | None = None,
                    classifier: GlyphClassifier | None = None) -> tuple[MarkerSet, dict[str, ImageParse]]:
     """Parse the drawn markers of every image: (markers found, per-image details). Never raises
@@ -1319,7 +1348,7 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
         if not 0 <= index < len(images):
             details[key] = ImageParse({}, {label: f"the question has no {key}" for label in wanted}, [], [])
             continue
-        rgb = np.asarray(images[index].convert("RGB"))
+        rgb, factor = _bounded(np.asarray(images[index].convert("RGB")))
         if corner_finder is not None:
             markers, missing, outlines = read_boxes(rgb, list(wanted), corner_finder)
             details[key] = ImageParse(markers, missing, [], [], outlines)
@@ -1330,6 +1359,8 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
         for label in wanted:  # a safety net: a label the steps above neither placed nor refused
             if label not in details[key].markers and label not in details[key].missing:
                 details[key].missing[label] = "not found (no step of the parser placed it or said why)"
+        if factor != 1.0:
+            details[key].markers = {label: _scaled(m, factor) for label, m in details[key].markers.items()}
         found.images[key] = details[key].markers
     return found, details
 
