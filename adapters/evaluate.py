@@ -36,6 +36,7 @@ from .run_lock import RunDirError, RunLock
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
+from .tasks import canonical_task
 from specialists.feature_cache import MODES as CACHE_MODES
 
 RESULTS_SCHEMA_VERSION = 1
@@ -87,6 +88,9 @@ class RunConfig:
             raise ValueError("--combo-n and --combo-k-support must be at least 1")
         if self.benchmark != "combo" and (self.combo_root or self.combo_factors):
             raise ValueError("--combo-root and --combo-factors belong to --benchmark combo")
+        if self.benchmark != "blink" and self.blink_root:
+            raise ValueError(f"--blink-root belongs to --benchmark blink (this run is --benchmark {self.benchmark}); "
+                             "to run on a folder `specialists synth` wrote: --benchmark blink --blink-root DIR")
         if self.limit is not None and self.limit < 1:
             raise ValueError("--limit must be at least 1")
 
@@ -312,12 +316,14 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         print(data["markers"]["note"], file=sys.stderr)
     tasks = reader.tasks
     bare = [s for s in config.specialist or [] if "=" not in s]
-    if config.tasks is None and len(bare) == 1:
-        from .registry import get
+    if config.tasks is None and bare:
+        from .registry import ALL_TASK_NAMES, get
 
-        tasks = [t for t in tasks if t in get(bare[0]).tasks]  # "run sift" = every task sift answers
+        named = {canonical_task(s.split("=", 1)[0], ALL_TASK_NAMES) for s in config.specialist or [] if "=" in s}
+        # "run sift essential" = every task one of them answers (and those named TASK=NAME)
+        tasks = [t for t in tasks if t in named or any(t in get(b).tasks for b in bare)]
         if not tasks:
-            raise ValueError(f"specialist {bare[0]!r} answers none of the tasks in {reader.root}")
+            raise ValueError(f"specialist(s) {', '.join(bare)} answer none of the tasks in {reader.root}")
     assignment = assign(tasks, config.specialist, weight_free=config.benchmark == "synthetic")
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))

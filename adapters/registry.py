@@ -160,28 +160,32 @@ def default_for(task: str, weight_free: bool = False) -> SpecialistSpec:
 def assign(tasks: list[str], choices: list[str] | None, weight_free: bool = False) -> dict[str, SpecialistSpec]:
     """Which specialist answers each task, from `--specialist NAME | TASK=NAME ...`.
 
-    A bare NAME applies to every task not named in a TASK=NAME pair; tasks named by neither use
-    their default (`default_for`). A specialist that does not serve a task it is given is an
-    error, not a skip.
+    A bare NAME applies to every task not named in a TASK=NAME pair; several bare names (`sift
+    essential`) give each such task to the first that answers it, and a task none answers its
+    default. Tasks named by neither use their default (`default_for`). One bare specialist given
+    a task it does not serve is an error, not a skip.
     """
     from .tasks import canonical_task
 
-    everywhere: str | None = None
+    bare: list[str] = []
     per_task: dict[str, str] = {}
     for choice in choices or []:
         if "=" in choice:
             task, name = choice.split("=", 1)
             per_task[canonical_task(task, ALL_TASK_NAMES)] = name
-        elif everywhere is not None:
-            raise ValueError(f"--specialist names two specialists for all tasks: {everywhere}, {choice}")
         else:
-            everywhere = choice
+            get(choice)  # an unknown name is refused here, with the known ones
+            bare.append(choice)
     stray = sorted(set(per_task) - set(tasks))
     if stray:
         raise ValueError(f"--specialist names task(s) {', '.join(stray)} that this run does not include")
     assignment = {}
     for task in tasks:
-        name = per_task.get(task, everywhere)
+        name = per_task.get(task)
+        if name is None and len(bare) == 1:
+            name = bare[0]
+        elif name is None:
+            name = next((b for b in bare if task in get(b).tasks), None)
         spec = get(name) if name else default_for(task, weight_free)
         if task not in spec.tasks:
             others = ", ".join(s.name for s in serving(task))

@@ -186,7 +186,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
     tasks = [canonical_task(t) for t in args.tasks] if args.tasks else None
     out = write_synthetic(args.out, tasks, args.n, args.seed, args.images, args.marker_style)
     print(f"wrote {out}: BLINK layout ({{Task}}/val-*.parquet), markers.jsonl, truth.jsonl, synth.json")
-    print(f"run it: specialists run --benchmark blink --blink-root {out}")
+    from adapters.registry import default_for
+    from adapters.synthetic import GENERATORS
+
+    # the weight-free default of each task written, so the hint runs on a machine without weights
+    pairs = " ".join(f"{task}={default_for(task, True).name}" for task in (tasks or list(GENERATORS)))
+    print(f"run it (weight-free specialists): specialists run --benchmark blink --blink-root {out} --specialist {pairs}")
+    print("(without --specialist: the paper's specialists, which need their weights: `specialists checkpoints ls`)")
     return 0
 
 

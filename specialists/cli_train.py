@@ -23,4 +23,24 @@ def handle(args: argparse.Namespace) -> int:
                          "e.g. specialists train combo --config train/configs/combo_lite_cpu.yaml")
     from train.cli import main
 
-    return main(args.lightning_args)
+    return main(shipped_configs(args.lightning_args))
+
+
+def shipped_configs(argv: list[str]) -> list[str]:
+    """`--config train/configs/NAME.yaml` (or `--config=...`, or a bare NAME.yaml) names a config
+    the package ships: where no such file is under the current folder, the installed one is used,
+    so the README's commands work from any folder."""
+    from pathlib import Path
+
+    import train
+
+    shipped = Path(train.__file__).parent / "configs"
+    out = list(argv)
+    for i, word in enumerate(out):
+        prefix = "--config=" if word.startswith("--config=") else None
+        if prefix is None and not (i > 0 and out[i - 1] == "--config"):
+            continue
+        value = word[len(prefix):] if prefix else word
+        if not Path(value).exists() and (shipped / Path(value).name).is_file():
+            out[i] = (prefix or "") + str(shipped / Path(value).name)
+    return out

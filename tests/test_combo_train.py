@@ -1,6 +1,7 @@
 """A few Lightning steps on CPU through the real CLI: tiny factor table, resnet18 at 32 px."""
 
 import csv
+from pathlib import Path
 
 import pytest
 import torch
@@ -122,3 +123,17 @@ def test_unknown_head_is_named():
 
     with pytest.raises(ValueError, match="model.head 'mlp'"):
         ComboClassifier(backbone="resnet18", head="mlp")
+
+
+def test_shipped_configs_are_found_from_any_folder(tmp_path, monkeypatch):
+    from specialists.cli_train import shipped_configs
+
+    monkeypatch.chdir(tmp_path)  # not the repository root
+    argv = shipped_configs(["--config", "train/configs/combo_lite_cpu.yaml", "--trainer.max_epochs", "1"])
+    assert argv[1].endswith("train/configs/combo_lite_cpu.yaml") and Path(argv[1]).is_file()
+    assert argv[2:] == ["--trainer.max_epochs", "1"]
+    assert Path(shipped_configs(["--config=combo_lite_cpu.yaml"])[0].split("=", 1)[1]).is_file()
+    mine = tmp_path / "train" / "configs" / "combo_lite_cpu.yaml"  # a user's own copy there wins
+    mine.parent.mkdir(parents=True)
+    mine.write_text("seed_everything: 1\n")
+    assert shipped_configs(["--config", "train/configs/combo_lite_cpu.yaml"])[1] == "train/configs/combo_lite_cpu.yaml"

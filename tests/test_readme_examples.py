@@ -23,3 +23,29 @@ def test_the_markers_example_draws_parses_and_inpaints():
         assert np.hypot(*np.subtract(parsed.markers[label].xy, xy)) <= 2.0
     # the inpainted image lost the red drawing: no pixel is left far from the grey scene
     assert np.abs(drawn.astype(int) - 180).max() > 60 > np.abs(clean.astype(int) - 180).max()
+
+
+def _shell_commands(block: str) -> list[list[str]]:
+    """A bash block's commands: continuation lines joined, comments dropped, split into words."""
+    import shlex
+
+    joined = block.replace("\\\n", " ")
+    return [shlex.split(line, comments=True) for line in joined.splitlines() if line.strip()]
+
+
+def test_the_running_on_blink_commands_run_as_written(tmp_path, capsys):
+    """README's "Running on BLINK" example, on a BLINK-format fixture in place of ~/data/BLINK:
+    it ran the paper's specialists, which stop without weights."""
+    from blink_fixture import make_blink_fixture
+    from specialists.cli import main
+
+    section = README.read_text().split("### Running on BLINK", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, flags=re.S).group(1)
+    make_blink_fixture(tmp_path / "BLINK", n_per_task=3)
+    for words in _shell_commands(block):
+        assert words[0] == "specialists"
+        words = [w.replace("~/data/BLINK", str(tmp_path / "BLINK")).replace("runs/", f"{tmp_path}/runs/")
+                 for w in words[1:]]
+        assert main(words + (["--no-progress"] if words[0] == "run" else [])) == 0, words
+    results = (tmp_path / "runs" / "weightfree" / "results.json").read_text()
+    assert '"sift"' in results and '"essential"' in results
