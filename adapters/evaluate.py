@@ -53,7 +53,7 @@ class RunConfig:
     tasks: list[str] | None = None
     specialist: list[str] | None = None
     checkpoint: str | None = None
-    limit: int | None = None
+    limit: int | float | None = None  # questions per task, or a fraction (0-1) of each task's
     device: str = "cpu"
     batch_size: int = 8
     precision: str = "fp32"
@@ -91,8 +91,17 @@ class RunConfig:
         if self.benchmark != "blink" and self.blink_root:
             raise ValueError(f"--blink-root belongs to --benchmark blink (this run is --benchmark {self.benchmark}); "
                              "to run on a folder `specialists synth` wrote: --benchmark blink --blink-root DIR")
-        if self.limit is not None and self.limit < 1:
-            raise ValueError("--limit must be at least 1")
+        if self.limit is not None and not (self.limit >= 1 or 0 < self.limit < 1):
+            raise ValueError("--limit must be a number of questions (at least 1) or a fraction between 0 and 1")
+
+
+def questions_limit(limit: int | float | None, total: int) -> int | None:
+    """Questions to take of a task holding `total`: --limit N, or a fraction of them (at least one)."""
+    if limit is None:
+        return None
+    if 0 < limit < 1:
+        return max(1, int(limit * total))
+    return int(limit)
 
 
 class SampleStore:
@@ -323,7 +332,8 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         # "run sift essential" = every task one of them answers (and those named TASK=NAME)
         tasks = [t for t in tasks if t in named or any(t in get(b).tasks for b in bare)]
         if not tasks:
-            raise ValueError(f"specialist(s) {', '.join(bare)} answer none of the tasks in {reader.root}")
+            who = f"specialist {bare[0]!r} answers" if len(bare) == 1 else f"specialists {', '.join(bare)} answer"
+            raise ValueError(f"{who} none of the tasks in {reader.root}")
     assignment = assign(tasks, config.specialist, weight_free=config.benchmark == "synthetic")
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
@@ -401,10 +411,11 @@ def _run_task(
 ) -> list[dict]:
     """Answer one task's questions not yet in `done`; returns this task's samples, old and new."""
     total = reader.count(task)
-    total = min(total, config.limit) if config.limit else total
+    limit = questions_limit(config.limit, total)
+    total = min(total, limit) if limit else total
     samples: list[dict] = []
     todo: list[MCQuestion | BrokenQuestion] = []
-    for question in apply_markers(reader.questions(task, limit=config.limit), coordinates):
+    for question in apply_markers(reader.questions(task, limit=limit), coordinates):
         if question.idx in done:
             samples.append(done[question.idx])
         else:

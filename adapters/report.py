@@ -194,7 +194,7 @@ def write_report(run_dirs: Sequence[str | Path], output: str | Path | None = Non
     runs = [load_run(d) for d in run_dirs]
     if output is None:
         if len(runs) > 1:
-            raise ReportError("several runs: pass --output DIR for the combined report")
+            raise ReportError("several runs: pass --output-dir DIR for the combined report")
         output = runs[0].directory
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,19 @@ from . import __version__, cli_checkpoints, cli_combo, cli_compare, cli_markers,
 USER_ERRORS = (ValueError, FileNotFoundError)
 
 
+def _limit(text: str) -> int | float:
+    """--limit: a whole number of questions, or a fraction in (0, 1) of each task's."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of questions nor a fraction") from None
+    if value >= 1 and value.is_integer():
+        return int(value)
+    if 0 < value < 1:
+        return value
+    raise argparse.ArgumentTypeError(f"{text}: give a whole number >= 1 or a fraction between 0 and 1")
+
+
 def _default_output(benchmark: str, specialists: list[str] | None) -> str:
     who = "-".join(s.replace("=", "_") for s in specialists) if specialists else "default"
     return str(Path("runs") / f"{benchmark}-{who}-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -36,7 +49,8 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--tasks", nargs="+", metavar="T", help="tasks to run (default: every task found)")
     run.add_argument("--specialist", nargs="+", metavar="NAME|TASK=NAME", help="specialist for all tasks, or per task")
     run.add_argument("--checkpoint", help="checkpoint NAME, PATH, or tiny-random")
-    run.add_argument("--limit", type=int, help="at most N questions per task")
+    run.add_argument("--limit", type=_limit, help="at most N questions per task, or a fraction (0.1 = the first "
+                     "10%% of each task's questions, at least one)")
     run.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     run.add_argument("--batch-size", type=int, default=8)
     run.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"])
@@ -78,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     ls = commands.add_parser("ls", help="tasks, specialists, and which serves which task")
     ls.add_argument("--json", action="store_true")
     synth = commands.add_parser("synth", help="write a synthetic BLINK-format benchmark with known answers")
-    synth.add_argument("--out", required=True, metavar="DIR")
+    synth.add_argument("--output-dir", dest="out", metavar="DIR", help="folder to write (required)")
+    synth.add_argument("--out", dest="out", help=argparse.SUPPRESS)  # the older name
     synth.add_argument("--tasks", nargs="+", metavar="T")
     synth.add_argument("--n", type=int, default=50, help="questions per task (default 50)")
     synth.add_argument("--images", metavar="DIR", help="photos to texture the scenes with (default: procedural)")
@@ -93,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_combo.add_parser(commands)
     report = commands.add_parser("report", help="tables (Markdown, CSV) and a plot from run folders")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
-    report.add_argument("--output", help="folder for report.md/.csv/.png (default: the run folder)")
+    report.add_argument("--output-dir", dest="output", metavar="DIR",
+                        help="folder for report.md/.csv/.png (default: the run folder)")
+    report.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the older name
     return parser
 
 
@@ -182,6 +199,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     from adapters.synthetic import write_synthetic
     from adapters.tasks import canonical_task
+
+    if not args.out:
+        raise ValueError("specialists synth: name the folder to write with --output-dir DIR")
 
     tasks = [canonical_task(t) for t in args.tasks] if args.tasks else None
     out = write_synthetic(args.out, tasks, args.n, args.seed, args.images, args.marker_style)

@@ -114,7 +114,7 @@ def _verify(args) -> int:
     manifest = load_manifest()
     entries = [manifest.get(args.name)] if args.name else list(manifest.entries)
     cache, lock = HashCache(), LockFile()
-    bad = 0
+    bad = checked = 0
     for entry in entries:
         location = locate(entry)
         if location is None:
@@ -122,6 +122,7 @@ def _verify(args) -> int:
                 print(str(missing_error(entry)))
                 return 1
             continue
+        checked += 1
         sha = hash_location(entry, location, cache, use_cache=False)
         try:
             how = lock.check(entry, sha, str(location.path))
@@ -130,6 +131,9 @@ def _verify(args) -> int:
             bad += 1
             continue
         print(f"ok       {entry.name}  {sha}  ({'pinned now' if how == 'pinned' else 'matches ' + how})  {location.path}")
+    if not args.name:
+        print(f"verified {checked} of the {len(entries)} checkpoints in the manifest ({checked - bad} ok, {bad} mismatched); "
+              f"{len(entries) - checked} not installed (`specialists checkpoints ls` lists them)")
     return 1 if bad else 0
 
 

@@ -1,4 +1,4 @@
-"""`specialists compare [RUN_DIR ...] --mllm PATH ... [--answers FILE] [--output DIR]`.
+"""`specialists compare [RUN_DIR ...] --mllm PATH ... [--answers FILE] [--output-dir DIR]`.
 
 Puts specialist runs and MLLM predictions side by side on the same BLINK questions (see
 adapters/compare.py for the scoring and adapters/mllm.py for the formats read). With no
@@ -26,7 +26,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--allow-other-benchmarks", action="store_true",
                          help="score runs on other benchmarks (synthetic) against BLINK's answers and predictions "
                          "anyway; they are labelled in every table")
-    compare.add_argument("--output", help="folder for comparison.json/.md/.csv, misses.csv, plots "
+    compare.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the older name
+    compare.add_argument("--output-dir", dest="output", metavar="DIR", help="folder for comparison.json/.md/.csv, misses.csv, plots "
                                           "(default: the run folder when there is exactly one)")
 
 
@@ -36,7 +37,7 @@ def handle(args: argparse.Namespace) -> int:
     output = args.output
     if output is None:
         if len(args.run_dirs) != 1:
-            raise CompareError("pass --output DIR (the default, the run folder, needs exactly one RUN_DIR)")
+            raise CompareError("pass --output-dir DIR (the default, the run folder, needs exactly one RUN_DIR)")
         output = args.run_dirs[0]
     comparison = compare(args.run_dirs, args.mllm, answers=args.answers, blink_root=args.blink_root,
                          match=args.match, seed=args.seed, allow_other_benchmarks=args.allow_other_benchmarks)

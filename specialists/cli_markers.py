@@ -1,8 +1,8 @@
-"""`specialists markers --blink-root DIR [--tasks T ...] [--output DIR] [--failures DIR]`: check the marker step.
+"""`specialists markers --blink-root DIR [--tasks T ...] [--output-dir DIR] [--failures DIR]`: check the marker step.
 
 Prints per task the questions whose every expected marker was found, the markers placed by each
 pass (`blink_style`: BLINK's own drawing, read first; the general parser's sources otherwise)
-and the seconds per image. With --output, writes markers.jsonl (one line per question, the
+and the seconds per image. With --output-dir, writes markers.jsonl (one line per question, the
 format `--markers FILE` reads). With --failures (default: OUTPUT/failures), an overlay PNG per
 image of every failed question: circles and box outlines found (yellow), words read (cyan, with
 the label), markers and boxes assigned (green); the reason is in markers.jsonl.
@@ -23,7 +23,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     markers.add_argument("--split", default="val", choices=["val", "test"])
     markers.add_argument("--tasks", nargs="+", metavar="T", help="tasks (default: every marker task found)")
     markers.add_argument("--limit", type=int, help="at most N questions per task")
-    markers.add_argument("--output", help="folder for markers.jsonl (and failure overlays, unless --failures)")
+    markers.add_argument("--output-dir", dest="output", metavar="DIR",
+                         help="folder for markers.jsonl (and failure overlays, unless --failures)")
+    markers.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the older name
     markers.add_argument("--failures", metavar="DIR", help="folder for overlays of the questions that failed")
 
 

@@ -97,3 +97,14 @@ def test_cli_synth_then_run_on_it(tmp_path):
     assert results["tasks"]["Relative_Reflectance"]["specialist"] == "retinex"
     assert (results["tasks"]["Relative_Reflectance"]["n"], results["tasks"]["Relative_Reflectance"]["errors"]) == (2, 0)
     assert results["markers"]["source"] == "file" and len(results["markers"]["sha256"]) == 64
+
+
+def test_every_command_names_its_output_folder_output_dir_and_keeps_the_old_names():
+    from specialists.cli import build_parser
+
+    parser = build_parser()
+    for argv, dest in ((["synth"], "out"), (["report", "r"], "output"), (["compare", "--mllm", "m"], "output"),
+                       (["markers"], "output")):
+        for flag in ("--output-dir", {"synth": "--out"}.get(argv[0], "--output")):
+            assert getattr(parser.parse_args([*argv, flag, "D"]), dest) == "D", (argv, flag)
+    assert "--out " not in parser._subparsers._group_actions[0].choices["synth"].format_help()

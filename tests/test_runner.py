@@ -1,3 +1,4 @@
+import argparse
 import json
 import os
 import signal
@@ -272,3 +273,19 @@ def test_a_run_that_fails_before_writing_leaves_no_folder(tmp_path):
     with pytest.raises(ValueError):
         run(RunConfig(str(out), blink_root=str(tmp_path / "no-such-root"), specialist=["random"], progress=False))
     assert not out.exists()
+
+
+def test_limit_takes_a_number_or_a_fraction_of_each_task(blink_root, tmp_path):
+    from adapters.evaluate import questions_limit
+    from specialists.cli import _limit
+
+    assert (questions_limit(None, 40), questions_limit(5, 40), questions_limit(0.1, 40), questions_limit(0.01, 40)) == \
+        (None, 5, 4, 1)
+    assert _limit("3") == 3 and _limit("0.25") == 0.25
+    for bad in ("0", "1.5", "-2", "half"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _limit(bad)
+    results = run(RunConfig(str(tmp_path / "r"), blink_root=str(blink_root), specialist=["random"], limit=0.5,
+                            progress=False))
+    per_task = {task: t["n"] for task, t in results["tasks"].items()}
+    assert set(per_task.values()) == {2}  # half of the fixture's 4 questions per task
