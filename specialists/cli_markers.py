@@ -16,6 +16,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tqdm import tqdm
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     markers = commands.add_parser("markers", help="find the drawn points and boxes in BLINK images; parse rate per task")
@@ -75,7 +77,9 @@ def handle(args: argparse.Namespace) -> int:
         ok = total = images = 0
         seconds = 0.0
         sources: Counter = Counter()
-        for question in reader.questions(task, limit=args.limit):
+        n = min(reader.count(task), args.limit) if args.limit else reader.count(task)
+        for question in tqdm(reader.questions(task, limit=args.limit), total=n, desc=task, unit="q",
+                             disable=None, leave=False):  # on a terminal only
             total += 1
             line = {"idx": question.idx, "task": task, "status": "ok", "error": None, "markers": {}}
             if isinstance(question, BrokenQuestion):

@@ -228,3 +228,9 @@ def test_a_specialists_home_that_is_a_file_or_unwritable_is_named(tmp_path, monk
     assert main(["checkpoints", "ls"]) == 2
     err = capsys.readouterr().err
     assert "checkpoints.lock.json: permission denied" in err and "SPECIALISTS_HOME" in err
+
+
+def test_verify_with_nothing_installed_says_what_it_checked(tmp_path, capsys):
+    assert _cli("verify") == 0
+    out = capsys.readouterr().out
+    assert "verified 0 of the" in out and "not installed" in out

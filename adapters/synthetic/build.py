@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 from PIL import Image
+from tqdm import tqdm
 
 from checkpoints.locations import specialists_home
 
@@ -74,8 +75,11 @@ def write_synthetic(
     if stamp.exists() and json.loads(stamp.read_text()) == settings:
         return out
     rows, markers, truth = [], [], []
+    # a progress bar on a terminal only (disable=None): generating takes minutes at the default size
+    bar = tqdm(total=len(tasks) * n, desc="synthetic questions", unit="q", disable=None, leave=False)
     for task_number, task in enumerate(tasks):
         for number in range(1, n + 1):
+            bar.update()
             # one generator per question: adding tasks or questions never changes the others
             rng = np.random.default_rng([seed, task_number, number])
             textures = TextureSource(rng, images_dir)
@@ -94,6 +98,7 @@ def write_synthetic(
                 f"image_{i + 1}": {label: {"xy": xy, "confidence": 1.0} for label, xy in pts.items()}
                 for i, pts in drawn_points.items()}})
             truth.append({"idx": idx, "task": task, "answer": draft.answer, "textures": textures.kind, **draft.truth})
+    bar.close()
     out.mkdir(parents=True, exist_ok=True)
     write_blink_folder(out, rows, split="val")
     for name, lines in (("markers.jsonl", markers), ("truth.jsonl", truth)):
