@@ -420,7 +420,8 @@ def _run_task(
             samples.append(done[question.idx])
         else:
             todo.append(question)
-    with tqdm(total=total, initial=len(samples), desc=task, unit="q", disable=not config.progress) as bar:
+    # on a terminal only (disable=None), so logs and CI output stay clean
+    with tqdm(total=total, initial=len(samples), desc=task, unit="q", disable=None if config.progress else True) as bar:
         for batch in _batches(iter(todo), config.batch_size):
             for question, outcome, seconds in _answer(batch, solver):
                 record = _sample(question, spec, solver, outcome, seconds)

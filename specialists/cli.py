@@ -154,7 +154,7 @@ def cmd_default() -> int:
     """The embedded default: the synthetic BLINK-format benchmark with the default specialists."""
     print("blink-specialists: embedded default run: synthetic BLINK-format questions with answers known by")
     print("construction, answered by the best weight-free specialist per task (no weights, no downloads)\n")
-    args = build_parser().parse_args(["run", "--benchmark", "synthetic", "--no-progress"])
+    args = build_parser().parse_args(["run", "--benchmark", "synthetic"])  # bars show on a terminal
     args.output_dir = _default_output("synthetic", None)
     return cmd_run(args)
 

@@ -1,7 +1,7 @@
 """`specialists combo eval`: Category Building by prototype retrieval, accuracy per difficulty
 level (easy/medium/hard/expert) next to ComBo's published rows.
 
-Without --manifest the questions are built from ComBo-lite renders; --checkpoint takes
+Without --combo-root the questions are built from ComBo-lite renders; --checkpoint takes
 tiny-random, timm:NAME, an export folder from `specialists train combo`, or a weight file
 (with --architecture)."""
 
@@ -20,9 +20,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     help="backbone(s) to compare: tiny-random, timm:NAME, an export folder, or a weight file "
                          "(repeat the option for several; default tiny-random)")
     ev.add_argument("--architecture", help="timm architecture of a plain weight file given as --checkpoint")
-    ev.add_argument("--manifest", help="real ComBo folder's manifest CSV (default: ComBo-lite renders)")
+    ev.add_argument("--combo-root", dest="manifest", metavar="DIR|CSV",
+                    help="real ComBo folder or its manifest CSV (default: ComBo-lite renders), as in `run`")
+    ev.add_argument("--manifest", dest="manifest", help=argparse.SUPPRESS)  # the older name
     ev.add_argument("--factors", help="factor table TOML (default: the packaged 9,504-object table)")
-    ev.add_argument("--n-per-level", type=int, default=25, help="questions per difficulty level (default 25)")
+    ev.add_argument("--combo-n", dest="n_per_level", type=int, default=25,
+                    help="questions per difficulty level (default 25), as in `run`")
+    ev.add_argument("--n-per-level", dest="n_per_level", type=int, default=argparse.SUPPRESS,
+                    help=argparse.SUPPRESS)  # the older name
     ev.add_argument("--k-support", type=int, default=5, help="support images per category (default 5)")
     ev.add_argument("--image-size", type=int, default=64, help="ComBo-lite render size (default 64)")
     ev.add_argument("--difficulty-features", default="pixels",
@@ -42,9 +47,12 @@ def handle(args: argparse.Namespace) -> int:
     from adapters.solver import SolverOptions
 
     if args.n_per_level < 1 or args.k_support < 1:
-        raise ValueError("--n-per-level and --k-support must be at least 1")
+        raise ValueError("--combo-n and --k-support must be at least 1")
     table = FactorTable.load(args.factors)
-    source = (ManifestSource(read_manifest(args.manifest, table)) if args.manifest
+    manifest = args.manifest
+    if manifest and Path(manifest).is_dir():  # a ComBo folder, as `run --combo-root` takes it
+        manifest = Path(manifest) / "manifest.csv"
+    source = (ManifestSource(read_manifest(manifest, table)) if manifest
               else ComboLiteSource(ComboLiteRenderer(table, args.image_size, seed=args.seed)))
     if args.difficulty_features == "pixels":
         features = pixel_features

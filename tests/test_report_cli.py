@@ -108,3 +108,14 @@ def test_every_command_names_its_output_folder_output_dir_and_keeps_the_old_name
         for flag in ("--output-dir", {"synth": "--out"}.get(argv[0], "--output")):
             assert getattr(parser.parse_args([*argv, flag, "D"]), dest) == "D", (argv, flag)
     assert "--out " not in parser._subparsers._group_actions[0].choices["synth"].format_help()
+
+
+def test_combo_eval_takes_runs_names_for_its_sizes_and_the_old_ones():
+    from specialists.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["combo", "eval"]).n_per_level == 25
+    assert parser.parse_args(["combo", "eval", "--combo-n", "9"]).n_per_level == 9
+    assert parser.parse_args(["combo", "eval", "--n-per-level", "7"]).n_per_level == 7
+    assert parser.parse_args(["combo", "eval", "--combo-root", "C"]).manifest == "C"
+    assert parser.parse_args(["combo", "eval", "--manifest", "C"]).manifest == "C"
