@@ -344,7 +344,7 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
     seed_everything(config.seed)
 
     answers = reader.answer_version.to_json()
-    unknown = reader.unknown_answer_ids() if hasattr(reader, "unknown_answer_ids") else []
+    unknown = reader.unknown_answer_ids() if isinstance(reader, BlinkReader) else []  # ComBo has no --answers
     if unknown:
         answers["unknown_ids"] = len(unknown)
         answers["unknown_ids_first"] = unknown[:5]

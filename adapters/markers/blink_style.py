@@ -73,8 +73,9 @@ class BlinkRead:
 
 @dataclass(frozen=True)
 class _Fit:
-    """The best placement of one label's box beside one ring: fit (mean squared luma, 0-1), the
-    box (x0, y0, x1, y1) inclusive, and whether enough of its glyph was inside the image."""
+    """The best placement of one label's box beside one ring: fit (mean squared luma, 0-1), where
+    its drawing lies (x0, y0, x1, y1) inclusive (the box and any glyph ink past it), and whether
+    enough of its glyph was inside the image to read it."""
 
     fit: float
     box: tuple[int, int, int, int]
@@ -243,7 +244,8 @@ def _centres_below_boxes(dark: np.ndarray, bright: np.ndarray, style: BlinkStyle
     """Marker centres implied by the label boxes seen whole (a dark rectangle of the narrowest
     asked label's box size with light glyphs inside), for rings that do not stand out (a white
     ring on a light scene): the centre lies `offset` below the text's baseline, under the box's
-    middle. Centres near a ring peak already listed are left out. Score 0 (no ring evidence)."""
+    middle. Centres near a ring peak already listed are left out; the others carry the score
+    BOX_LED (no ring evidence), so that the fitted box, not this estimate, gives the centre."""
     label = min(labels, key=lambda l: style.glyph(l).width)
     g = style.glyph(label)
     x0, y0, x1, y1 = label_box(style, label, (0, 0))
