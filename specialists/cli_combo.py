@@ -11,6 +11,8 @@ import argparse
 import json
 from pathlib import Path
 
+from tqdm import tqdm
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     combo = commands.add_parser("combo", help="ComBo: Category Building by prototype retrieval")
@@ -62,7 +64,9 @@ def handle(args: argparse.Namespace) -> int:
     questions = build_category_building(source, table, CategoryBuildingConfig(
         n_per_level=args.n_per_level, k_support=args.k_support, seed=args.seed), features)
     rows, raw = {}, {}
-    for spec in args.checkpoint or ["tiny-random"]:
+    specs = args.checkpoint or ["tiny-random"]
+    # one step per backbone (each embeds every question's images), on a terminal only
+    for spec in tqdm(specs, desc="backbones", unit="model", disable=None if len(specs) > 1 else True, leave=False):
         solver = PrototypeRetrieval(SolverOptions(device=args.device, batch_size=args.batch_size, seed=args.seed,
                                                   checkpoint=spec), args.architecture)
         ref = solver.checkpoint
