@@ -170,17 +170,21 @@ def bar_chart(runs: Sequence[Run], path: Path) -> None:
             lo, hi = t.get("ci95") or (a, a)
             err_lo.append(100 * (a - lo) if a is not None else 0)
             err_hi.append(100 * (hi - a) if a is not None else 0)
-        ax.bar(x - 0.4 + width * (i + 0.5), acc, width, yerr=[err_lo, err_hi], capsize=3, label=run.label)
-    for marker, key, name, colour in (("_", "specialist_accuracy", "paper specialist", "black"),
-                                      ("_", "human", "human (paper)", "tab:green")):
+        # thin grey whiskers without caps, so they never read as one of the reference marks
+        ax.bar(x - 0.4 + width * (i + 0.5), acc, width, yerr=[err_lo, err_hi], capsize=0,
+               error_kw={"elinewidth": 1, "ecolor": "0.35"}, label=f"{run.label} (95% CI)")
+    # reference marks: each its own shape and colour, drawn over the bars
+    for marker, key, name, colour in (("D", "specialist_accuracy", "paper specialist", "black"),
+                                      ("^", "human", "human (paper)", "tab:green")):
         ys = [100 * refs[t][key] if t in refs else np.nan for t in tasks]
-        ax.scatter(x, ys, marker=marker, s=900, linewidths=2, color=colour, label=name, zorder=3)
+        ax.scatter(x, ys, marker=marker, s=45, color=colour, edgecolors="white", linewidths=0.8, label=name, zorder=3)
     rand = [100 * v if (v := _random_expected(runs, t)) is not None else np.nan for t in tasks]
-    ax.scatter(x, rand, marker="_", s=900, linewidths=1.5, color="grey", label="random (expected)", zorder=3)
-    ax.set_xticks(x, [t.replace("_", "\n", 1) for t in tasks], fontsize=8)
-    ax.set_ylabel("accuracy %")
+    ax.hlines(rand, x - 0.42, x + 0.42, colors="0.45", linestyles="dashed", linewidth=1.2, label="random (expected)",
+              zorder=3)
+    ax.set_xticks(x, [t.replace("_", "\n", 1) for t in tasks], fontsize=10)
+    ax.set_ylabel("accuracy %", fontsize=11)
     ax.set_ylim(0, 105)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.set_title("Accuracy per task (95% Wilson CI)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
