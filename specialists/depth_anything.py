@@ -71,10 +71,13 @@ class DepthAnything:
         """Load a local transformers folder (config.json, weights, preprocessor_config.json)."""
         from transformers import AutoImageProcessor, AutoModelForDepthEstimation
 
+        from checkpoints.convert.common import complete_load
+
         folder = Path(folder)
         if not (folder / "config.json").is_file():
             raise ValueError(f"{folder} is not a transformers model folder: no config.json")
-        model = AutoModelForDepthEstimation.from_pretrained(folder, local_files_only=True, dtype=DTYPES[precision])
+        model = complete_load(AutoModelForDepthEstimation.from_pretrained(
+            folder, local_files_only=True, dtype=DTYPES[precision], output_loading_info=True), str(folder))
         processor = AutoImageProcessor.from_pretrained(folder, local_files_only=True)
         return cls(model, processor, device, precision, batch_size)
 

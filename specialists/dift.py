@@ -95,16 +95,22 @@ class DiftFeaturizer:
         from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
         from transformers import CLIPTextModel, CLIPTokenizer
 
+        from checkpoints.convert.common import complete_load
+
         folder = Path(folder)
         dtype = DTYPES[precision]
         missing = [p for p in ("vae", "unet", "scheduler", "text_encoder", "tokenizer") if not (folder / p).is_dir()]
         if missing:
             raise ValueError(f"{folder} is not a Stable Diffusion diffusers folder: no {', '.join(missing)}/")
+        def load(model_class, part: str, **kwargs):  # every tensor present, or a clear refusal
+            return complete_load(model_class.from_pretrained(folder, subfolder=part, local_files_only=True,
+                                                             output_loading_info=True, **kwargs), str(folder / part))
+
         return cls(
-            AutoencoderKL.from_pretrained(folder, subfolder="vae", local_files_only=True, torch_dtype=dtype),
-            UNet2DConditionModel.from_pretrained(folder, subfolder="unet", local_files_only=True, torch_dtype=dtype),
+            load(AutoencoderKL, "vae", torch_dtype=dtype),
+            load(UNet2DConditionModel, "unet", torch_dtype=dtype),
             DDIMScheduler.from_pretrained(folder, subfolder="scheduler", local_files_only=True),
-            CLIPTextModel.from_pretrained(folder, subfolder="text_encoder", local_files_only=True),
+            load(CLIPTextModel, "text_encoder"),
             CLIPTokenizer.from_pretrained(folder, subfolder="tokenizer", local_files_only=True),
             device,
             precision,

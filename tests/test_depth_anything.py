@@ -53,3 +53,20 @@ def test_engine_preprocessing_reproduces_the_dpt_processor(model, shape):
     ours = model.preprocess(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
     assert ours.shape == expected.shape
     torch.testing.assert_close(ours, expected, atol=1e-5, rtol=0)
+
+
+def test_from_pretrained_refuses_weights_that_do_not_fit_the_config(model, tmp_path):
+    """transformers would initialise the missing tensors at random and only log it."""
+    import json
+
+    from safetensors.torch import load_file, save_file
+
+    model.model.save_pretrained(tmp_path)
+    model.processor.save_pretrained(tmp_path)
+    weights = next(tmp_path.glob("*.safetensors"))
+    state = load_file(str(weights))
+    dropped = sorted(k for k in state if "head" in k)[:1]
+    save_file({k: v for k, v in state.items() if k not in dropped}, str(weights), metadata={"format": "pt"})
+    with pytest.raises(ValueError, match=r"do not fit the architecture its config names: 1 missing keys"):
+        DepthAnything.from_pretrained(tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text())["model_type"] == "depth_anything"

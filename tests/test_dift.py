@@ -129,3 +129,17 @@ def test_engine_preprocessing_is_the_published_pil_resize_within_one_grey_level(
         reference = dift.preprocess([image], size)[0].float()
         ours = engine_preprocess(size)(torch.from_numpy(np.asarray(image.convert("RGB")).copy()).permute(2, 0, 1)[None])[0]
         assert (ours - reference).abs().max() <= 1.01 / 127.5
+
+
+def test_from_pretrained_refuses_a_unet_missing_tensors(dift, tmp_path):
+    """diffusers would initialise what the file lacks at random and only log it."""
+    from safetensors.torch import load_file, save_file
+
+    for part in ("vae", "unet", "scheduler", "text_encoder", "tokenizer"):
+        getattr(dift, part).save_pretrained(tmp_path / part)
+    weights = next((tmp_path / "unet").glob("*.safetensors"))
+    state = load_file(str(weights))
+    dropped = sorted(state)[0]
+    save_file({k: v for k, v in state.items() if k != dropped}, str(weights), metadata={"format": "pt"})
+    with pytest.raises(ValueError, match=rf"unet: its weights do not fit .*missing keys \(first: {dropped}"):
+        DiftFeaturizer.from_pretrained(tmp_path)

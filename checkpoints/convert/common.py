@@ -67,3 +67,16 @@ def require_shape(state: dict, key: str, check, expected: str, path: str | Path)
     shape = tuple(state[key].shape)
     if not check(shape):
         raise StateDictError(f"{path}: {key} has shape {shape}; expected {expected}")
+
+
+def complete_load(loaded, where: str):
+    """The model of `from_pretrained(..., output_loading_info=True)` (transformers or diffusers),
+    or StateDictError naming what its weight files lack, add or shape otherwise: both libraries
+    initialise missing tensors at random and only log it, which would label random weights real."""
+    model, info = loaded
+    problems = {kind: list(info.get(kind) or []) for kind in ("missing_keys", "unexpected_keys", "mismatched_keys")}
+    if any(problems.values()):
+        detail = "; ".join(f"{len(v)} {k.replace('_', ' ')} (first: {', '.join(map(str, v[:3]))})"
+                           for k, v in problems.items() if v)
+        raise StateDictError(f"{where}: its weights do not fit the architecture its config names: {detail}")
+    return model
