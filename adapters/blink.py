@@ -202,6 +202,7 @@ class BlinkReader:
                         f"{self.root / task / f'{self.split}-*.parquet'} (and *-{self.split}*.arrow)"
                     )
                 found[task] = shards
+        self._ids: dict[str, list[str]] = {}  # read here once: the duplicate check and unknown_answer_ids
         for task, shards in found.items():
             seen: dict[str, Path] = {}
             for path in shards:
@@ -218,11 +219,12 @@ class BlinkReader:
                         raise BlinkFormatError(f"question id {idx!r} appears {where} {path}; each id must be "
                                                "unique: remove the duplicate row")
                     seen[idx] = path
+            self._ids[task] = list(seen)
         return found
 
     def ids(self, task: str) -> list[str]:
         """Every question id of `task`, in file order."""
-        return [idx for path in self.files[task] for idx in _ids_of(path)]
+        return list(self._ids[task])
 
     def unknown_answer_ids(self) -> list[str]:
         """--answers ids that name no question of this split's tasks read here (a typo, a

@@ -91,7 +91,7 @@ class RunConfig:
         if self.benchmark != "blink" and self.blink_root:
             raise ValueError(f"--blink-root belongs to --benchmark blink (this run is --benchmark {self.benchmark}); "
                              "to run on a folder `specialists synth` wrote: --benchmark blink --blink-root DIR")
-        if self.limit is not None and not (self.limit >= 1 or 0 < self.limit < 1):
+        if self.limit is not None and self.limit <= 0:
             raise ValueError("--limit must be a number of questions (at least 1) or a fraction between 0 and 1")
 
 
@@ -465,7 +465,7 @@ def _finalise(
 ) -> None:
     tasks = {}
     for task, samples in run_samples.items():
-        summary = summarise_task(samples, task, config.seed)
+        summary = summarise_task(samples)
         spec = assignment[task]
         checkpoints = {json.dumps(s["checkpoint"], sort_keys=True) for s in samples if s.get("checkpoint")}
         summary.update(

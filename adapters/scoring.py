@@ -20,18 +20,11 @@ def stable_seed(*parts: object) -> int:
 
 
 def bootstrap_ci(
-    correct: Sequence[bool], seed: int, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES
+    correct: Sequence[float], seed: int, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean of `correct`; None for no data."""
-    values = np.asarray(correct, dtype=np.float64)
-    if values.size == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, values.size, size=(resamples, values.size))
-    means = values[draws].mean(axis=1)
-    tail = (1.0 - level) / 2.0
-    lo, hi = np.quantile(means, [tail, 1.0 - tail])
-    return float(lo), float(hi)
+    """Percentile bootstrap interval of the mean of `correct`; None for no data (one group of
+    macro_bootstrap_ci)."""
+    return macro_bootstrap_ci({"": correct}, seed, level, resamples)
 
 
 def macro_bootstrap_ci(correct_by_task: Mapping[str, Sequence[bool]], seed: int, level: float = 0.95,
@@ -63,7 +56,7 @@ def wilson_ci(correct: Sequence[bool], level: float = 0.95) -> tuple[float, floa
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summarise_task(samples: Iterable[Mapping], task: str, seed: int) -> dict:
+def summarise_task(samples: Iterable[Mapping]) -> dict:
     """Per-task numbers from sample records (see adapters/evaluate.py for their fields).
 
     n counts questions with a gold answer; unscored (hidden gold) ones are counted apart.

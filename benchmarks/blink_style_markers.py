@@ -8,7 +8,7 @@ reflectance (500 px, white rings), correspondence (600-1400 px, "REF" or A-D, ma
 the image over a range, since that geometry is inferred). A quarter of the markers lie near an
 edge (labels cut by the top edge or written under the ring, shifted at the sides); those are
 counted apart. Each image is read by the BLINK-style pass alone and by the whole marker step
-(that pass, then the general parser for what it leaves: parse.parse_blink_first). The general
+(that pass, then the general parser for what it leaves: find.parse_blink_first). The general
 parser alone is timed on the first --general-sample images of each family, the step as it
 stood before the BLINK-style pass (`general_parser_seconds_per_image`, and the ratio).
 A marker is right within 2 px; a wrong one is placed elsewhere (never acceptable).
@@ -31,7 +31,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.markers.blink_style import read_blink_points  # noqa: E402
-from adapters.markers.parse import parse_blink_first, parse_image  # noqa: E402
+from adapters.markers.find import parse_blink_first  # noqa: E402
+from adapters.markers.parse import parse_image  # noqa: E402
 from adapters.markers.scenes import BLINK_FAMILIES, blink_style_case, load_photos, photos_warning  # noqa: E402
 
 TOLERANCE = 2.0  # px

@@ -59,7 +59,7 @@ def _overlay(image, details, path: Path) -> None:
 def handle(args: argparse.Namespace) -> int:
     from adapters.blink import BlinkReader
     from adapters.markers import MARKER_TASKS, MarkerError, expected_markers, find_markers
-    from adapters.markers.parse import parse_details
+    from adapters.markers.find import parse_details
     from adapters.questions import BrokenQuestion, QuestionError
 
     reader = BlinkReader(args.blink_root, split=args.split, tasks=args.tasks)

@@ -14,7 +14,7 @@ from adapters.markers import find_markers
 from adapters.markers.blink_draw import RED, WHITE, BlinkStyle, blink_jpeg, draw_blink_points, label_origin
 from adapters.markers.blink_glyphs import FONT_SCALES, LABELS, THICKNESSES, glyph
 from adapters.markers.blink_style import read_blink_points
-from adapters.markers.parse import parse_blink_first
+from adapters.markers.find import parse_blink_first
 from adapters.markers.render import MarkerStyle, draw_points
 from adapters.questions import MCQuestion, QuestionSource
 from adapters.synthetic.textures import procedural_texture
@@ -241,7 +241,7 @@ def test_a_huge_image_is_read_shrunk_and_its_markers_mapped_back(monkeypatch):
     """An 8000x6000 photograph once took 15 minutes and 19 GB: the marker step now looks at most
     at MAX_PARSE_SIDE px, and gives positions in the image's own pixels. (An oracle stands in for
     the pass: what it sees and what the step makes of its answer are the behaviour tested.)"""
-    import adapters.markers.parse as parse
+    import adapters.markers.find as find
     from adapters.markers.blink_style import BlinkRead
     from adapters.markers.types import Marker
 
@@ -253,7 +253,7 @@ def test_a_huge_image_is_read_shrunk_and_its_markers_mapped_back(monkeypatch):
                                       source="blink_style"),
                           "B": Marker("B", (1500.0, 900.0), 1.0, radius=5.0, source="blink_style")}, {}, 1.0)
 
-    monkeypatch.setattr(parse, "read_blink_points", oracle)
+    monkeypatch.setattr(find, "read_blink_points", oracle)
     huge = np.zeros((6000, 8000, 3), np.uint8)
     found = find_markers(_question("Relative_Depth", huge))
     assert seen == [(1500, 2000, 3)]  # read at a quarter of its side

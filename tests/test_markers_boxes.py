@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import adapters.markers.parse as parse
+import adapters.markers.find as find
 from adapters.markers import MarkerError, find_markers
 from adapters.markers.box_label import something_written
 from adapters.markers.box_outline import _Line, crosses_at_top_left, fit_outline, side_candidates
@@ -660,7 +660,7 @@ def localization_question(image, idx="val_Object_Localization_1"):
 
 def test_parser_reads_boxes_for_object_localization(monkeypatch):
     image = draw_boxes(noisy(7), BOXES, MarkerStyle(ring_width=3))
-    monkeypatch.setattr(parse, "default_corner_finder", lambda: corners_of(BOXES))
+    monkeypatch.setattr(find, "default_corner_finder", lambda: corners_of(BOXES))
     found = find_markers(localization_question(image))
     for label, truth in BOXES.items():
         assert max(abs(np.subtract(found.marker("image_1", label).box, truth))) <= 1.0
@@ -668,7 +668,7 @@ def test_parser_reads_boxes_for_object_localization(monkeypatch):
 
 
 def test_without_corner_finder_weights_the_error_says_what_to_do(monkeypatch):
-    monkeypatch.setattr(parse, "default_corner_finder", lambda: None)
+    monkeypatch.setattr(find, "default_corner_finder", lambda: None)
     with pytest.raises(MarkerError, match=r"train\.markers_corners.*--markers FILE") as caught:
         find_markers(localization_question(noisy(8), idx="val_Object_Localization_2"))
     assert caught.value.missing == {"image_1": ["A", "B"]}

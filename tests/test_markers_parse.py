@@ -10,7 +10,7 @@ from PIL import Image
 
 import adapters.markers.parse as parse_module
 from adapters.markers import MarkerError, MarkerStyle, draw_points, expected_markers, find_markers, parse_image
-from adapters.markers.fonts import BUILT_IN_FONTS, available_fonts
+from adapters.markers.fonts import BUILT_IN_FONTS
 from adapters.markers.inpaint import inpaint_image
 from adapters.markers.patch_reader import NONE
 from adapters.markers.render import with_style

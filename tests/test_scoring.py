@@ -29,7 +29,7 @@ def test_summary_counts_hidden_errors_and_abstentions():
         {"gold": "A", "correct": False, "status": "abstained", "n_choices": 4, "decision": {"tie": False}},
         {"gold": None, "correct": None, "status": "ok", "n_choices": 2, "decision": {"tie": False}},
     ]
-    s = summarise_task(samples, "T", seed=0)
+    s = summarise_task(samples)
     assert (s["n"], s["correct"], s["errors"], s["abstained"], s["unscored"], s["ties"]) == (3, 1, 1, 1, 1, 1)
     assert s["accuracy"] == pytest.approx(1 / 3)
     assert s["expected_random"] == pytest.approx((0.5 + 0.5 + 0.25) / 3)

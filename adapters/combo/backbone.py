@@ -75,10 +75,17 @@ def create_timm(architecture: str, model_kwargs: dict[str, Any] | None = None, *
     """timm.create_model with a clear error for unknown names (never downloads unless asked)."""
     import timm
 
+    _known_architecture(architecture)
+    return timm.create_model(architecture, **(model_kwargs or {}), **extra)
+
+
+def _known_architecture(architecture: str) -> None:
+    """BackboneLoadError, with similar names, unless timm knows `architecture`."""
+    import timm
+
     if not timm.is_model(architecture):
         close = timm.list_models(f"*{architecture.split('.')[0][:6]}*")[:5]
         raise BackboneLoadError(f"unknown timm architecture {architecture!r}; similar: {', '.join(close) or 'none'}")
-    return timm.create_model(architecture, **(model_kwargs or {}), **extra)
 
 
 def timm_config(model: torch.nn.Module, architecture: str, image_size: int,
@@ -166,18 +173,16 @@ def load_backbone(spec: str, architecture: str | None = None,
 
 
 def _timm_from_file(path: Path, architecture: str, image_size: int | None) -> tuple[torch.nn.Module, BackboneConfig]:
-    """timm `architecture` with the weights of one local file (offline, via pretrained_cfg_overlay)."""
+    """timm `architecture` with the weights of one local file (offline; every tensor checked by
+    checkpoints' create_timm_model)."""
     from checkpoints.convert.common import StateDictError
-    from checkpoints.convert.timm_weights import check_fits_timm
+    from checkpoints.convert.timm_weights import create_timm_model
 
+    _known_architecture(architecture)
     try:
-        check_fits_timm(architecture, path)  # timm's loader would leave unmatched tensors random, silently
+        model = create_timm_model(architecture, path, num_classes=0)
     except StateDictError as err:
         raise BackboneLoadError(str(err)) from None
-    overlay: dict[str, Any] = {"file": str(path)}
-    if path.suffix == ".safetensors":
-        overlay["custom_load"] = False
-    model = create_timm(architecture, None, pretrained=True, num_classes=0, pretrained_cfg_overlay=overlay)
     size = image_size or int(model.pretrained_cfg.get("input_size", (3, 224, 224))[-1])
     return model.eval(), timm_config(model, architecture, size, {}, {"weights": str(path)})
 

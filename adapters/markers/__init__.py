@@ -9,7 +9,8 @@ them for synthetic data, inpaint them away, or take known coordinates from a sid
 
 from .inpaint import inpaint_image, inpaint_markers
 from .labels import MARKER_TASKS, expected_markers, has_markers
-from .parse import find_markers, parse_image, parse_question
+from .find import find_markers, parse_question
+from .parse import parse_image
 from .render import MarkerStyle, draw_boxes, draw_points
 from .sidecar import MarkersFileError, apply_markers, load_markers
 from .types import Marker, MarkerError, MarkerSet

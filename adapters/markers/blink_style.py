@@ -25,7 +25,7 @@ parser (parse.py): a marker placed here is right or absent, never a guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import cv2

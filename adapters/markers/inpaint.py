@@ -51,7 +51,7 @@ def inpaint_markers(question: MCQuestion, image_index: int) -> Image.Image:
     Uses find_markers (cached), so it raises MarkerError when the markers cannot be found. An
     image with no expected markers is returned unchanged.
     """
-    from .parse import find_markers  # parse imports this module's users; keep the import local
+    from .find import find_markers  # find imports this module's users; keep the import local
 
     found = find_markers(question)
     key = f"image_{image_index + 1}"

@@ -1,4 +1,7 @@
-"""`find_markers(question)`: where every expected label of a question is, or a MarkerError.
+"""`parse_image(rgb, labels)`: the general points parser, for markers in any drawing style.
+
+find.find_markers calls it for the labels BLINK's own style (blink_style) leaves, and on
+non-BLINK questions.
 
 Per image: find the drawn circles (detect.find_circles), read the words around them in both
 polarities (detect.colour_text_words / box_text_words + glyphs.GlyphClassifier), then give each
@@ -50,27 +53,22 @@ box_label reads the word written at the corner as a check on both.
 from __future__ import annotations
 
 import itertools
-import weakref
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..questions import MCQuestion
 from .box_outline import Outline
-from .corner_finder import WEIGHTS as CORNER_WEIGHTS
 from .corner_finder import default_corner_finder
 from .detect import Circle, Word, box_text_words, colour_text_words, find_circles, to_lab, verify_circle
 from .glyphs import GlyphClassifier, Reading, default_classifier
-from .blink_style import read_blink_points
-from .labels import LABELS, MARKER_TASKS, REF, expected_markers, ring_colour
+from .labels import LABELS, REF
 from .centre_finder import CentreFinder, Proposal, default_centre_finder
 from .corner_reader import default_corner_reader
 from .outline_verifier import default_outline_verifier
 from .patch_reader import CLASSES, NONE, PatchReader, default_patch_reader
-from .parse_box import read_boxes
-from .types import Marker, MarkerError, MarkerSet
+from .types import Marker
 
 AMBIGUITY = 3.0  # an alternative assignment this close in cost makes the answer ambiguous
 SIDE_WEIGHT = 6.0  # cost per unit of (1 - cos) between a label's side and the labels' mean side
@@ -1246,163 +1244,3 @@ def _side(rect, c: Circle) -> np.ndarray:
     """(2,) unit vector from circle `c`'s centre to the centre of a label rect (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = rect
     return _unit(np.array([(x0 + x1) / 2 - c.x, (y0 + y1) / 2 - c.y]))
-
-
-# One parse per question object: rules ask for points and for clean images separately.
-_PARSED: dict[int, tuple[tuple, MarkerSet | MarkerError, dict]] = {}
-
-
-def _forget(key: int) -> None:
-    _PARSED.pop(key, None)
-
-
-def known_markers(question: MCQuestion) -> MarkerSet:
-    """The MarkerSet of positions given with the question (sidecar / generator)."""
-    images = {}
-    for key, found in (question.markers or {}).items():
-        images[key] = {}
-        for label, value in found.items():
-            value = [float(v) for v in value]
-            if len(value) == 4:
-                images[key][label] = Marker(label, ((value[0] + value[2]) / 2, (value[1] + value[3]) / 2),
-                                            1.0, box=tuple(value), source="sidecar")
-            else:
-                images[key][label] = Marker(label, (value[0], value[1]), 1.0, source="sidecar")
-    return MarkerSet(question.idx, images)
-
-
-def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[int],
-                      classifier: GlyphClassifier | None = None) -> ImageParse:
-    """Points on a BLINK image: BLINK's own drawing read first (blink_style, source
-    "blink_style"); the labels it leaves go to the general parser (parse_image), whose markers
-    are taken for those labels only, and not on a ring the first pass gave another label."""
-    first = read_blink_points(rgb, labels, colour)
-    if not first.missing:
-        return ImageParse(dict(first.markers), {}, [], [])
-    rest = parse_image(rgb, list(labels), classifier)
-    markers, missing = dict(first.markers), {}
-    for label in first.missing:
-        marker = rest.markers.get(label)
-        taken = marker is not None and any(
-            float(np.hypot(marker.xy[0] - m.xy[0], marker.xy[1] - m.xy[1])) <= (m.radius or 5.0) + 2
-            for m in first.markers.values())
-        if marker is not None and not taken:
-            markers[label] = marker
-        elif marker is not None:
-            missing[label] = (f"BLINK's style: {first.missing[label]}; general parser: placed on a ring BLINK's "
-                              "style gives another label")
-        elif label in rest.missing:
-            missing[label] = f"BLINK's style: {first.missing[label]}; general parser: {rest.missing[label]}"
-        # else neither pass accounts for it: parse_question's safety net says so
-    return replace(rest, markers=markers, missing=missing)
-
-
-# Long side (px) markers are looked for at: BLINK's images are smaller; a larger one is read
-# shrunk (time and memory grow with its area) and its markers mapped back to its own pixels.
-MAX_PARSE_SIDE = 2000
-
-
-def _bounded(rgb: np.ndarray) -> tuple[np.ndarray, float]:
-    """(rgb shrunk to MAX_PARSE_SIDE on its long side when larger, the factor back to the original)."""
-    import cv2
-
-    side = max(rgb.shape[:2])
-    if side <= MAX_PARSE_SIDE:
-        return rgb, 1.0
-    factor = side / MAX_PARSE_SIDE
-    size = (round(rgb.shape[1] / factor), round(rgb.shape[0] / factor))
-    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), factor
-
-
-def _scaled(marker: Marker, factor: float) -> Marker:
-    """`marker` found on an image shrunk by `factor`, in the original image's pixels."""
-    def scale(values):
-        return None if values is None else tuple(float(v) * factor for v in values)
-
-    box = scale(marker.box)
-    label_box = None if marker.label_box is None else tuple(int(round(v * factor)) for v in marker.label_box)
-    return replace(marker, xy=(marker.xy[0] * factor, marker.xy[1] * factor), box=box, label_box=label_box,
-                   radius=None if marker.radius is None else marker.radius * factor,
-                   ring_width=None if marker.ring_width is None else marker.ring_width * factor)
-
-
-def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | None = None,
-                   classifier: GlyphClassifier | None = None) -> tuple[MarkerSet, dict[str, ImageParse]]:
-    """Parse the drawn markers of every image: (markers found, per-image details). Never raises
-    MarkerError: missing labels are in the details (ImageParse.missing). Points on a BLINK
-    task's images are read in BLINK's own style first (parse_blink_first)."""
-    kind = "point"
-    if labels is None:
-        expected = expected_markers(question)
-        kind, labels = expected.kind, expected.labels
-    corner_finder = default_corner_finder() if kind == "box" else None
-    if kind == "box" and corner_finder is None:
-        raise MarkerError(question.idx, dict(labels),
-                          f"drawn boxes are read by the corner finder, and {CORNER_WEIGHTS} is not installed: "
-                          "make it with `python -m train.markers_corners`, or give the boxes with --markers FILE")
-    images = question.images
-    found = MarkerSet(question.idx)
-    details: dict[str, ImageParse] = {}
-    for key, wanted in labels.items():
-        index = int(key.split("_")[1]) - 1
-        if not 0 <= index < len(images):
-            details[key] = ImageParse({}, {label: f"the question has no {key}" for label in wanted}, [], [])
-            continue
-        rgb, factor = _bounded(np.asarray(images[index].convert("RGB")))
-        if corner_finder is not None:
-            markers, missing, outlines = read_boxes(rgb, list(wanted), corner_finder)
-            details[key] = ImageParse(markers, missing, [], [], outlines)
-        elif question.task in MARKER_TASKS:
-            details[key] = parse_blink_first(rgb, list(wanted), ring_colour(question.task), classifier)
-        else:
-            details[key] = parse_image(rgb, list(wanted), classifier)
-        for label in wanted:  # a safety net: a label the steps above neither placed nor refused
-            if label not in details[key].markers and label not in details[key].missing:
-                details[key].missing[label] = "not found (no step of the parser placed it or said why)"
-        if factor != 1.0:
-            details[key].markers = {label: _scaled(m, factor) for label, m in details[key].markers.items()}
-        found.images[key] = details[key].markers
-    return found, details
-
-
-def find_markers(question: MCQuestion, labels: Mapping[str, Sequence[str]] | None = None) -> MarkerSet:
-    """Every expected marker of `question`, or MarkerError naming the missing labels and why.
-
-    labels: image key -> labels to find (default: derived from the task and choices by
-    labels.expected_markers). Positions given with the question (`question.markers`, from a
-    --markers sidecar or a generator) win over parsing. Results are cached per question object.
-    """
-    if question.markers is not None:
-        known = known_markers(question)
-        wanted = labels or expected_markers(question).labels
-        missing = {k: [l for l in v if l not in known.images.get(k, {})] for k, v in wanted.items()}
-        missing = {k: v for k, v in missing.items() if v}
-        if missing:
-            raise MarkerError(question.idx, missing, "the markers file does not give them")
-        return known
-    key = tuple(sorted((k, tuple(v)) for k, v in labels.items())) if labels else None
-    cached = _PARSED.get(id(question))
-    if cached is None or cached[0] != key:
-        try:
-            found, details = parse_question(question, labels)
-            missing = {k: sorted(d.missing) for k, d in details.items() if d.missing}
-            if missing:
-                reasons = sorted({why for d in details.values() for why in d.missing.values()})
-                result: MarkerSet | MarkerError = MarkerError(question.idx, missing, "; ".join(reasons))
-            else:
-                result = found
-        except MarkerError as exc:
-            result, details = exc, {}
-        if cached is None:
-            weakref.finalize(question, _forget, id(question))
-        _PARSED[id(question)] = (key, result, details)
-        cached = _PARSED[id(question)]
-    if isinstance(cached[1], MarkerError):
-        raise cached[1]
-    return cached[1]
-
-
-def parse_details(question: MCQuestion) -> dict[str, ImageParse]:
-    """The per-image details of the last find_markers(question) (empty if it never parsed)."""
-    cached = _PARSED.get(id(question))
-    return cached[2] if cached else {}

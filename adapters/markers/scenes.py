@@ -24,6 +24,7 @@ import numpy as np
 from PIL import Image
 
 from ..synthetic.textures import procedural_texture
+from .blink_draw import BlinkStyle, blink_jpeg, draw_blink_points
 from .fonts import font_by_name, text_mask
 from .labels import REF
 from .render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
@@ -318,8 +319,6 @@ def blink_style_case(rng: np.random.Generator, photos: list[np.ndarray], family:
     at the measured scale; correspondence images 600-1400 px with the markers' scale drawn from
     0.85-1.15 times long side / 500 (that family's geometry is inferred, so read as a range).
     Returns (image, {label: (x, y)} as drawn, style)."""
-    from .blink_draw import BlinkStyle, blink_jpeg, draw_blink_points
-
     colour, label_sets = BLINK_FAMILIES[family]
     if family == "correspondence":
         width = int(rng.integers(600, 1400))
