@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -33,6 +33,7 @@ from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign
 from .run_lock import RunDirError, RunLock
+from .settings import SettingError, parse_overrides, resolve
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
@@ -67,6 +68,7 @@ class RunConfig:
     combo_n: int = 50  # --benchmark combo: questions per Category Building level and Pattern Perception
     combo_factors: str | None = None  # factor table TOML (default: the packaged 9,504-object table)
     combo_k_support: int = 5  # support images per Category Building category
+    settings: list[str] | None = None  # --set SPECIALIST.KEY=VALUE pipeline choices (adapters/settings.py)
     cache: str = "off"  # feature cache: off | read | refresh
     cache_dir: str | None = None
     resume: bool = False
@@ -241,12 +243,14 @@ def _open_benchmark(config: RunConfig) -> tuple[BlinkReader, dict[str, Any], dic
     return reader, data, coordinates
 
 
-def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: dict, answers: dict) -> dict:
+def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: dict, answers: dict,
+              settings: dict[str, dict[str, str]]) -> dict:
     """What must not change between a run and its --resume (limit, device, batch size may)."""
     return {
         "benchmark": config.benchmark,
         "split": config.split,
         "specialists": {task: spec.name for task, spec in assignment.items()},
+        "settings": settings,
         "checkpoint": config.checkpoint,
         "seed": config.seed,
         "precision": config.precision,
@@ -256,6 +260,18 @@ def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: di
         # ComBo's questions are generated: how (count, source, seed) is part of what they are.
         "combo": data["generator"] if config.benchmark == "combo" else None,
     }
+
+
+def run_settings(assignment: dict[str, SpecialistSpec], overrides: list[str] | None) -> dict[str, dict[str, str]]:
+    """Each assigned specialist's effective settings (defaults + `--set`); a `--set` for a
+    specialist this run does not use is refused rather than silently ignored."""
+    by_specialist = parse_overrides(overrides)
+    used = {spec.name: spec for spec in assignment.values()}
+    stray = sorted(set(by_specialist) - set(used))
+    if stray:
+        raise SettingError(f"--set {stray[0]}.KEY: specialist {stray[0]!r} answers none of this run's tasks "
+                           f"(this run uses {', '.join(sorted(used))})")
+    return {name: resolve(name, spec.settings, by_specialist.get(name)) for name, spec in used.items()}
 
 
 def _check_resumable(out: Path, identity: dict) -> None:
@@ -338,9 +354,10 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")
+    settings = run_settings(assignment, config.settings)
     options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint,
                             config.cache, config.cache_dir)
-    solvers = {spec.name: spec.build(options) for spec in assignment.values()}
+    solvers = {spec.name: spec.build(replace(options, settings=settings[spec.name])) for spec in assignment.values()}
     seed_everything(config.seed)
 
     answers = reader.answer_version.to_json()
@@ -350,7 +367,7 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         answers["unknown_ids_first"] = unknown[:5]
         print(f"warning: answers file {answers.get('name')}: {len(unknown)} id(s) name no question of the tasks "
               f"read (first: {', '.join(unknown[:5])}); they score nothing", file=sys.stderr)
-    identity = _identity(config, assignment, data, answers)
+    identity = _identity(config, assignment, data, answers, settings)
     done: dict[str, dict] = {}
     if config.resume:
         _check_resumable(out, identity)
@@ -372,6 +389,9 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         "checkpoints": {
             name: (solver.checkpoint.to_json() if solver.checkpoint else None) for name, solver in solvers.items()
         },
+        "auxiliary_checkpoints": {name: {role: ref.to_json() for role, ref in solver.auxiliary_checkpoints.items()}
+                                  for name, solver in solvers.items() if solver.auxiliary_checkpoints},
+        "settings": {name: solver.settings for name, solver in solvers.items()},
         "identity": identity,
         "config": {k: v for k, v in asdict(config).items() if k != "progress"},
         "data": data,
@@ -473,6 +493,7 @@ def _finalise(
             baseline=spec.baseline,
             checkpoint=json.loads(checkpoints.pop()) if len(checkpoints) == 1 else None,
             rules=sorted({s["decision"]["rule"] for s in samples if s.get("decision")}),
+            settings=results.get("settings", {}).get(spec.name, {}),
         )
         tasks[task] = summary
     results["tasks"] = tasks

@@ -153,7 +153,11 @@ def decode_image(data: bytes, *, idx: str, column: str) -> Image.Image:
                     f"{MAX_IMAGE_PIXELS / 1e6:.0f} MP this suite decodes (a decompression bomb, or a photograph "
                     "at full camera size): resize it in the dataset file")
             img.load()
-            return img.convert("RGB")
+            rgb = img.convert("RGB")
+            # which codec the dataset stored (JPEG or PNG): a detector trained on files of one
+            # kind (DIRE) must treat each image as its source was stored
+            rgb.format = img.format
+            return rgb
     except ImageDecodeError:
         raise
     except Exception as exc:  # PIL raises several unrelated types for bad bytes

@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable
 
+from .settings import Setting
 from .solver import Solver, SolverOptions
 from .tasks import ALL_TASK_NAMES, COMBO_TASKS
 
@@ -22,7 +23,8 @@ class UnknownSpecialistError(ValueError):
 @dataclass(frozen=True)
 class SpecialistSpec:
     """name: registry name; tasks: the (BLINK or ComBo) tasks it answers; kind: baseline | classical | neural;
-    build: SolverOptions -> Solver; default_checkpoint: manifest name used when none is given."""
+    build: SolverOptions -> Solver; default_checkpoint: manifest name used when none is given;
+    settings: its named pipeline choices (`--set NAME.KEY=VALUE`), defaults = the official pipeline."""
 
     name: str
     tasks: tuple[str, ...]
@@ -30,6 +32,7 @@ class SpecialistSpec:
     summary: str
     build: Callable[[SolverOptions], Solver]
     default_checkpoint: str | None = None
+    settings: tuple[Setting, ...] = ()
 
     @property
     def baseline(self) -> bool:
@@ -45,7 +48,9 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Semantic_Correspondence": "dift",
     "Functional_Correspondence": "dift",
     "Relative_Depth": "depth_anything",
-    "Multi-view_Reasoning": "loftr",
+    # the displacement rule: the public reproduction's 92.48% on real val questions (SPECIALISTS.md);
+    # the essential-matrix rule (`loftr`) has not been measured on real data
+    "Multi-view_Reasoning": "loftr_flow",
     "Forensic_Detection": "dire",
     "Relative_Reflectance": "ordinal_shading",
     **{task: "prototype" for task in COMBO_TASKS},  # ComBo's clustering & retrieval
@@ -66,6 +71,47 @@ def register(spec: SpecialistSpec) -> SpecialistSpec:
         raise ValueError(f"specialist {spec.name!r} names unknown tasks {unknown}")
     _REGISTRY[spec.name] = spec
     return spec
+
+
+# --- named pipeline choices (adapters/settings.py): the default is the official pipeline's ------------
+
+# The reflectance of a point: the WHDR reference (Bell et al. 2014, whdr.py) compares the mean of
+# the linear RGB albedo; Rec. 709 luminance weighs green 0.72 and is the other common reading.
+REFLECTANCE_MEASURE = Setting("measure", "mean_rgb", ("mean_rgb", "luminance"),
+                              "WHDR's reference compares the mean of linear RGB albedo")
+# The essential matrix needs 8 well-spread matches and a non-degenerate motion; when it fails
+# the displacement rule still has the matches' direction to go on.
+ESSENTIAL_FALLBACK = Setting("fallback", "flow", ("flow", "none"),
+                             "when no essential matrix fits, answer by the mean horizontal displacement")
+DEPTH_ANYTHING_SETTINGS = (
+    Setting("resize", "lower_bound", ("lower_bound", "transformers"),
+            "official v1 run.py: aspect kept, both sides at least 518, multiples of 14, bicubic"),
+)
+ORDINAL_SHADING_SETTINGS = (
+    Setting("resolution", "search", ("search", "long_side"),
+            "official v1 pipeline: full size from the edge-density search (min(max(R0, long side), 1500))"),
+    Setting("albedo", "network", ("network", "image"),
+            "official: albedo = linear image / shading at network size, then resized with anti-aliasing"),
+    REFLECTANCE_MEASURE,
+)
+DIRE_UNET_PRECISION = Setting("unet_precision", "auto", ("auto", "fp16", "fp32"),
+                              "official compute_dire.sh runs ADM with use_fp16: fp16 on CUDA (auto), "
+                              "the run's --precision elsewhere")
+DIRE_SETTINGS = (
+    Setting("codec", "as-source", ("as-source", "png", "jpeg95"),
+            "official compute_dire.py saves the DIRE image under the input's name: JPEG (quality 95) for a "
+            "JPEG input, PNG otherwise"),
+    Setting("classifier", "paired", ("paired", "dire-imagenet-adm", "dire-lsun-adm"),
+            "official pairs each classifier with the ADM it was trained on: ImageNet ADM -> imagenet_adm.pth, "
+            "LSUN-Bedroom ADM -> lsun_adm.pth"),
+    DIRE_UNET_PRECISION,
+)
+
+
+def declared_settings(name: str) -> tuple[Setting, ...]:
+    """The settings a registered specialist declares (none for a name not registered)."""
+    specs = {spec.name: spec for spec in all_specs()}
+    return specs[name].settings if name in specs else ()
 
 
 def _lazy(module: str, cls: str) -> Callable[[SolverOptions], Solver]:
@@ -89,39 +135,44 @@ def _builtin_specs() -> None:
                             _lazy(".rules.correspondence", "SiftCorrespondence")))
     register(SpecialistSpec("essential", ("Multi-view_Reasoning",), "classical",
                             "SIFT matches, essential matrix with assumed intrinsics, sign of the camera's sideways motion",
-                            _lazy(".rules.multiview", "EssentialDirection")))
+                            _lazy(".rules.multiview", "EssentialDirection"), settings=(ESSENTIAL_FALLBACK,)))
     register(SpecialistSpec("flow", ("Multi-view_Reasoning",), "classical",
                             "SIFT matches, sign of the mean horizontal displacement",
                             _lazy(".rules.multiview", "MeanFlowDirection")))
     register(SpecialistSpec("retinex", ("Relative_Reflectance",), "classical",
                             "colour Retinex albedo at the points, IIW rule (delta 0.10)",
-                            _lazy(".rules.reflectance", "RetinexReflectance")))
+                            _lazy(".rules.reflectance", "RetinexReflectance"), settings=(REFLECTANCE_MEASURE,)))
     register(SpecialistSpec("dift", ("Visual_Correspondence", "Semantic_Correspondence", "Functional_Correspondence"),
                             "neural", "DIFT (Stable Diffusion 2.1 UNet features), cosine similarity to REF",
                             _lazy(".rules.dift_correspondence", "DiftCorrespondence"), default_checkpoint="sd-2-1"))
     register(SpecialistSpec("depth_anything", ("Relative_Depth",), "neural",
                             "Depth Anything disparity at the points, markers inpainted",
-                            _lazy(".rules.depth", "DepthAnythingDepth"), default_checkpoint="depth-anything-v2-small"))
+                            _lazy(".rules.depth", "DepthAnythingDepth"), default_checkpoint="depth-anything-v1-large",
+                            settings=DEPTH_ANYTHING_SETTINGS))
     register(SpecialistSpec("depth_anything_raw", ("Relative_Depth",), "neural",
                             "Depth Anything disparity at the points, markers left in the image",
-                            _lazy(".rules.depth", "DepthAnythingDepthRaw"), default_checkpoint="depth-anything-v2-small"))
+                            _lazy(".rules.depth", "DepthAnythingDepthRaw"), default_checkpoint="depth-anything-v1-large",
+                            settings=DEPTH_ANYTHING_SETTINGS))
     register(SpecialistSpec("loftr", ("Multi-view_Reasoning",), "neural",
                             "LoFTR matches, essential matrix, sign of the camera's sideways motion",
-                            _lazy(".rules.loftr_multiview", "LoFTREssential"), default_checkpoint="loftr-outdoor"))
+                            _lazy(".rules.loftr_multiview", "LoFTREssential"), default_checkpoint="loftr-outdoor",
+                            settings=(ESSENTIAL_FALLBACK,)))
     register(SpecialistSpec("loftr_flow", ("Multi-view_Reasoning",), "neural",
                             "LoFTR matches, sign of the mean horizontal displacement",
                             _lazy(".rules.loftr_multiview", "LoFTRFlow"), default_checkpoint="loftr-outdoor"))
     register(SpecialistSpec("dire", ("Forensic_Detection",), "neural",
                             "DIRE: ADM DDIM inversion + reconstruction, ResNet-50 on the error image; polarity-aware",
-                            _lazy(".rules.forensic", "DireForensics"), default_checkpoint="adm-256-uncond"))
+                            _lazy(".rules.forensic", "DireForensics"), default_checkpoint="adm-256-uncond",
+                            settings=DIRE_SETTINGS))
     register(SpecialistSpec("dire_error", ("Forensic_Detection",), "neural",
                             "DIRE reconstruction error alone (no classifier; lower error = generated)",
-                            _lazy(".rules.forensic", "DireReconstructionError"), default_checkpoint="adm-256-uncond"))
+                            _lazy(".rules.forensic", "DireReconstructionError"), default_checkpoint="adm-256-uncond",
+                            settings=(DIRE_UNET_PRECISION,)))
     register(SpecialistSpec("ordinal_shading", ("Relative_Reflectance",), "neural",
                             "ordinal shading v1 (MiDaS-style ordinal + intrinsic nets), linear albedo at the points, "
                             "IIW rule (delta 0.10)",
                             _lazy(".rules.ordinal_reflectance", "OrdinalShadingReflectance"),
-                            default_checkpoint="ordinal-shading-v1"))
+                            default_checkpoint="ordinal-shading-v1", settings=ORDINAL_SHADING_SETTINGS))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))

@@ -104,6 +104,13 @@ def markdown(runs: Sequence[Run]) -> str:
             f"answers {r.get('answers', {}).get('name')}, status {r.get('status')}, "
             f"commit {(r.get('env', {}).get('git') or {}).get('commit')}, device {r.get('env', {}).get('device')}"
         )
+        choices = [f"{name} " + ", ".join(f"{k}={v}" for k, v in values.items())
+                   for name, values in (r.get("settings") or {}).items() if values]
+        if choices:
+            lines += ["", "Pipeline settings (`--set`; defaults follow the official code): " + "; ".join(choices) + "."]
+        for name, roles in (r.get("auxiliary_checkpoints") or {}).items():
+            for role, ckpt in roles.items():
+                lines += ["", f"{name} {role}: {ckpt.get('name')} ({(ckpt.get('sha256') or 'no hash')[:12]})."]
         lines += ["", "| Task | n | accuracy % | 95% CI | abstained | errors | unscored | specialist | checkpoint |"]
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for task in tasks:

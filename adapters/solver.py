@@ -8,8 +8,8 @@ question never costs the others their answers.
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
 
 from checkpoints import CheckpointRef
 
@@ -29,6 +29,7 @@ class SolverOptions:
     checkpoint: str | None = None
     cache: str = "off"  # feature cache mode (specialists.feature_cache.MODES): off | read | refresh
     cache_dir: str | None = None  # default: $SPECIALISTS_HOME/features
+    settings: Mapping[str, str] = field(default_factory=dict)  # this specialist's `--set` overrides
 
 
 class Solver(abc.ABC):
@@ -42,12 +43,22 @@ class Solver(abc.ABC):
     baseline: bool = False
 
     def __init__(self, options: SolverOptions) -> None:
+        from .registry import declared_settings
+        from .settings import resolve
+
         self.options = options
+        # every declared pipeline choice, defaults filled in: what results.json records
+        self.settings: dict[str, str] = resolve(self.specialist, declared_settings(self.specialist), options.settings)
 
     @property
     def checkpoint(self) -> CheckpointRef | None:
         """The weights behind the answers; None for rules that load no weights."""
         return None
+
+    @property
+    def auxiliary_checkpoints(self) -> dict[str, CheckpointRef]:
+        """Further weights behind the answers, by role (e.g. DIRE's classifier beside its ADM)."""
+        return {}
 
     @abc.abstractmethod
     def decide(self, question: MCQuestion) -> Decision:

@@ -49,6 +49,9 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--tasks", nargs="+", metavar="T", help="tasks to run (default: every task found)")
     run.add_argument("--specialist", nargs="+", metavar="NAME|TASK=NAME", help="specialist for all tasks, or per task")
     run.add_argument("--checkpoint", help="checkpoint NAME, PATH, or tiny-random")
+    run.add_argument("--set", dest="settings", nargs="+", action="extend", metavar="NAME.KEY=VALUE",
+                     help="a specialist's pipeline choice, e.g. depth_anything.resize=transformers (defaults: the "
+                          "official pipeline's; `specialists ls` lists them); recorded in results.json")
     run.add_argument("--limit", type=_limit, help="at most N questions per task, or a fraction (0.1 = the first "
                      "10%% of each task's questions, at least one)")
     run.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
@@ -125,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, precision=args.precision, seed=args.seed, answers=args.answers,
         blink_root=args.blink_root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
         combo_root=args.combo_root, combo_n=args.combo_n, combo_factors=args.combo_factors,
-        combo_k_support=args.combo_k_support, cache=args.cache, cache_dir=args.cache_dir,
+        combo_k_support=args.combo_k_support, cache=args.cache, cache_dir=args.cache_dir, settings=args.settings,
         resume=args.resume, retry_errors=args.retry_errors,
         progress=not args.no_progress,
     )
@@ -146,7 +149,7 @@ def _print_combo_table(results: dict) -> None:
 
     levels = levels_of_run(results)
     if levels is not None:
-        print(f"\nCategory Building by difficulty (accuracy in %; ComBo's Table 4 rows below, for reference)\n")
+        print("\nCategory Building by difficulty (accuracy in %; ComBo's Table 4 rows below, for reference)\n")
         print(markdown_table({run_label(results): levels}))
 
 
@@ -176,7 +179,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
     specialists = [
         {"name": s.name, "kind": s.kind, "summary": s.summary, "tasks": list(s.tasks),
          "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None
-         else f"{s.default_checkpoint} {weights.get(s.default_checkpoint, 'not in the manifest')}"}
+         else f"{s.default_checkpoint} {weights.get(s.default_checkpoint, 'not in the manifest')}",
+         "settings": [{"name": x.name, "default": x.default, "choices": list(x.choices), "why": x.why}
+                      for x in s.settings]}
         for s in specs
     ]
     if args.json:
@@ -187,6 +192,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
         served = ("every task" if set(TASK_NAMES) <= set(s["tasks"]) and set(COMBO_TASKS) <= set(s["tasks"])
                   else ", ".join(s["tasks"]))
         print(f"  {s['name']:<18} {s['kind']:<9} {s['summary']}; weights: {s['checkpoint_status']}; answers: {served}")
+        for x in s["settings"]:
+            others = ", ".join(c for c in x["choices"] if c != x["default"])
+            print(f"  {'':<28} --set {s['name']}.{x['name']}={x['default']} ({x['why']}; or: {others})")
     print("\nTasks (val/test questions; default on BLINK (the paper's); default without weights (synthetic); all):")
     for t in tasks:
         print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} {t['default']:<16} {t['default_weight_free']:<16} {', '.join(t['specialists'])}")

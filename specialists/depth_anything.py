@@ -1,9 +1,12 @@
 """Depth Anything v1 / v2 (relative depth) on transformers.
 
 Images in, one `DisparityMap` per image out, at the image's own size: relative disparity,
-LARGER = CLOSER, meaningful only for ordinal comparisons. Preprocessing follows the checkpoint's
-own image processor (DPT: aspect kept, sides multiples of 14 around 518, ImageNet normalisation),
-expressed as the engine's `Preprocess` so the batched engine runs the model: images whose
+LARGER = CLOSER, meaningful only for ordinal comparisons. Two resize rules (`resize`):
+"lower_bound", the official v1 `run.py` (aspect kept, both sides at least 518, multiples of 14,
+bicubic; the prediction upsampled back bilinearly), and "transformers", the checkpoint's own
+DPT image processor (the scale closest to 1, so a 500x375 BLINK image goes in at 518x392 rather
+than 686x518: about 1.75x fewer pixels; bicubic upsampling as its `post_process_depth_estimation`).
+Both use ImageNet normalisation and run as the engine's `Preprocess`, so the batched engine runs the model: images whose
 processed sizes agree share a batch (aspect-ratio buckets), and with a feature cache attached
 (`use_cache`) the model-resolution prediction of an image already seen is read, not recomputed.
 """
@@ -36,16 +39,26 @@ HUB_IDS = {
 }
 
 
-class DepthAnything:
-    """model: DepthAnythingForDepthEstimation; processor: its DPT image processor."""
+RESIZE_RULES = ("lower_bound", "transformers")
+# how the model-resolution prediction goes back to the image's size, per resize rule
+UPSAMPLING = {"lower_bound": "bilinear", "transformers": "bicubic"}
 
-    def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32", batch_size: int = 8) -> None:
+
+class DepthAnything:
+    """model: DepthAnythingForDepthEstimation; processor: its DPT image processor; resize: one
+    of RESIZE_RULES (see the module docstring)."""
+
+    def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32", batch_size: int = 8,
+                 resize: str = "lower_bound") -> None:
+        if resize not in RESIZE_RULES:
+            raise ValueError(f"Depth Anything resize rule {resize!r}: choose one of {', '.join(RESIZE_RULES)}")
         self.device = torch.device(device)
         self.precision = precision
         self.dtype = dtype_of(precision)
         self.model = place(model, self.device, self.dtype)
         self.processor = processor
-        self.preprocess = dpt_preprocess(processor)
+        self.resize = resize
+        self.preprocess = dpt_preprocess(processor, resize)
         self.batch_size = batch_size
         self.use_cache(None)
 
@@ -67,7 +80,8 @@ class DepthAnything:
         self.engine = Engine([spec], self.device, self.precision, cache=cache)
 
     @classmethod
-    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32", batch_size: int = 8):
+    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32", batch_size: int = 8,
+                        resize: str = "lower_bound"):
         """Load a local transformers folder (config.json, weights, preprocessor_config.json)."""
         from transformers import AutoImageProcessor, AutoModelForDepthEstimation
 
@@ -79,10 +93,11 @@ class DepthAnything:
         model = complete_load(AutoModelForDepthEstimation.from_pretrained(
             folder, local_files_only=True, dtype=DTYPES[precision], output_loading_info=True), str(folder))
         processor = AutoImageProcessor.from_pretrained(folder, local_files_only=True)
-        return cls(model, processor, device, precision, batch_size)
+        return cls(model, processor, device, precision, batch_size, resize)
 
     @classmethod
-    def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32", size: int = 56) -> "DepthAnything":
+    def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32", size: int = 56,
+             resize: str = "lower_bound") -> "DepthAnything":
         """Random weights, the real architecture (DINOv2 backbone, DPT neck, relative head), small widths."""
         from transformers import DepthAnythingConfig, DepthAnythingForDepthEstimation, Dinov2Config, DPTImageProcessor
 
@@ -100,24 +115,27 @@ class DepthAnything:
             resample=Image.BICUBIC, do_normalize=True, image_mean=[0.485, 0.456, 0.406],
             image_std=[0.229, 0.224, 0.225], do_pad=False,
         )
-        return cls(DepthAnythingForDepthEstimation(config), processor, device, precision)
+        return cls(DepthAnythingForDepthEstimation(config), processor, device, precision, resize=resize)
 
     @torch.no_grad()
     def __call__(self, images: Sequence[Image.Image]) -> list[DisparityMap]:
         """One disparity map per image, at that image's (H, W): the engine's (h, w) prediction
-        (cached or computed) upsampled bicubically."""
+        (cached or computed) upsampled as the resize rule's pipeline does."""
         predicted = self.engine.run([ImageRequest(i, SPEC_NAME, img) for i, img in enumerate(images)])
         out = []
         for i, img in enumerate(images):
             depth = predicted[i].float()
-            full = F.interpolate(depth[None, None], size=(img.height, img.width), mode="bicubic", align_corners=False)
+            full = F.interpolate(depth[None, None], size=(img.height, img.width), mode=UPSAMPLING[self.resize],
+                                 align_corners=False)
             out.append(DisparityMap(full[0, 0].cpu()))
         return out
 
 
-def dpt_preprocess(processor) -> Preprocess:
+def dpt_preprocess(processor, resize: str = "transformers") -> Preprocess:
     """The engine's equivalent of a DPT image processor: transformers' DPT processor is itself a
-    torchvision uint8 resize (antialiased) then normalise, so this reproduces it to float rounding."""
+    torchvision uint8 resize (antialiased) then normalise, so this reproduces it to float rounding.
+    resize "lower_bound": the official v1 sizing instead (its bicubic resize of float pixels is
+    matched to within uint8 rounding)."""
     size = processor.size
     height, width = (size["height"], size["width"]) if isinstance(size, dict) else (size.height, size.width)
     if height != width:
@@ -129,7 +147,7 @@ def dpt_preprocess(processor) -> Preprocess:
         raise ValueError(f"DPT processor resample {processor.resample!r}: only bicubic or bilinear are supported")
     return Preprocess(
         size=height,
-        mode="fit" if processor.keep_aspect_ratio else "square",
+        mode=("lower_bound" if resize == "lower_bound" else "fit") if processor.keep_aspect_ratio else "square",
         multiple_of=processor.ensure_multiple_of or 1,
         mean=tuple(float(v) for v in processor.image_mean),
         std=tuple(float(v) for v in processor.image_std),

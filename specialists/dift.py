@@ -6,15 +6,18 @@ the reference code runs); DDIM forward noise at timestep t; one UNet pass with t
 embedding, stopped right after up-block `up_ft_index` (later blocks never run); the N feature
 maps averaged.
 
-The batched engine runs it (square resize, batching, autocast), one engine spec per (preset,
-prompt, seed). Each image's noise comes from its own generator seeded with `seed`, so an image's
-features do not depend on which images share its batch: with a seed they are a function of
-(weights, preset, prompt, seed, pixels) and the feature cache (`use_cache`) may store them;
-with `seed=None` the draw is unseeded and the engine never caches it.
+The batched engine runs it (square bicubic resize as the official PIL `img.resize`, batching,
+autocast), one engine spec per (preset, prompt, seed). The official code draws fresh noise per
+call; here each image's noise comes from its own generator seeded with (seed, a hash of the
+image's model input), so different images get independent draws (at t=261 identical draws would
+correlate source and target noise at the same position) while an image's features stay a
+function of (weights, preset, prompt, seed, pixels), independent of its batch: the feature
+cache (`use_cache`) may store them. With `seed=None` the draw is unseeded and never cached.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -153,9 +156,10 @@ class DiftFeaturizer:
         return self._prompt_cache[prompt]
 
     def preprocess(self, images: Sequence[Image.Image], size: int) -> torch.Tensor:
-        """PIL RGB images -> (B, 3, size, size) in [-1, 1] (DIFT resizes to a square, as published)."""
+        """PIL RGB images -> (B, 3, size, size) in [-1, 1] (DIFT resizes to a square with PIL's
+        default BICUBIC filter, as published)."""
         batch = [
-            torch.from_numpy(np.asarray(img.convert("RGB").resize((size, size), Image.BILINEAR)).copy())
+            torch.from_numpy(np.asarray(img.convert("RGB").resize((size, size), Image.BICUBIC)).copy())
             for img in images
         ]
         x = torch.stack(batch).permute(0, 3, 1, 2).float() / 127.5 - 1.0
@@ -207,26 +211,27 @@ class DiftFeaturizer:
         """(B, 3, S, S) images in [-1, 1] -> (B, C, h, w) float32 features, the ensemble's mean.
 
         context: (1, 77, D) prompt states, shared by the batch. Image i's 2 * ensemble noise
-        tensors come from a generator seeded with `seed` (the same draws for every image), so
-        its features do not depend on the rest of the batch.
+        tensors come from a generator seeded with (seed, hash of x[i]), so its features do not
+        depend on the rest of the batch and two images never share their draws.
         """
         posterior = self.vae.encode(x).latent_dist
         n, b = preset.ensemble, x.shape[0]
         mean = posterior.mean.repeat_interleave(n, 0)  # (B * n, 4, S/8, S/8)
         std = posterior.std.repeat_interleave(n, 0)
-        eps, noise = self._draws(b, mean.shape[1:], n, mean.dtype, seed)
+        seeds = None if seed is None else [image_seed(seed, image) for image in x]
+        eps, noise = self._draws(b, mean.shape[1:], n, mean.dtype, seeds)
         latents = (mean + std * eps) * self.vae.config.scaling_factor
         t = torch.tensor([preset.t], device=self.device, dtype=torch.long)
         noisy = self.scheduler.add_noise(latents, noise, t)
         features = self.unet_until(noisy, t.expand(b * n), context.expand(b * n, -1, -1), preset.up_ft_index)
         return features.float().view(b, n, *features.shape[1:]).mean(1)
 
-    def _draws(self, b: int, shape, n: int, dtype, seed: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _draws(self, b: int, shape, n: int, dtype, seeds: list[int] | None) -> tuple[torch.Tensor, torch.Tensor]:
         """Posterior draws and forward-process noise, each (b * n, *shape): per image, n of each
-        from a generator seeded afresh with `seed` (the global RNG when seed is None)."""
+        from a generator seeded with that image's seed (the global RNG when seeds is None)."""
         eps, noise = [], []
-        for _ in range(b):
-            generator = None if seed is None else torch.Generator(self.device).manual_seed(seed)
+        for i in range(b):
+            generator = None if seeds is None else torch.Generator(self.device).manual_seed(seeds[i])
             eps.append(torch.randn((n, *shape), generator=generator, device=self.device, dtype=dtype))
             noise.append(torch.randn((n, *shape), generator=generator, device=self.device, dtype=dtype))
         return torch.cat(eps), torch.cat(noise)
@@ -247,10 +252,18 @@ class DiftFeaturizer:
         raise RuntimeError("the UNet finished without running the requested up-block")
 
 
+def image_seed(seed: int, image: torch.Tensor) -> int:
+    """A 63-bit generator seed from the run's seed and one model input (3, S, S) in [-1, 1],
+    hashed as 8-bit levels (the resize produced uint8 pixels, so this loses nothing)."""
+    levels = ((image.detach().float().clamp(-1, 1) + 1) * 127.5).round().to(torch.uint8).cpu().numpy()
+    digest = hashlib.sha256(f"{seed}:".encode() + levels.tobytes()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
 def engine_preprocess(size: int) -> Preprocess:
-    """The published PIL bilinear square resize to [-1, 1] (`DiftFeaturizer.preprocess`) on uint8
-    tensors: torchvision's antialiased bilinear, within one grey level of PIL's."""
-    return Preprocess(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5))
+    """The published PIL square resize (default filter BICUBIC) to [-1, 1] (`DiftFeaturizer.preprocess`)
+    on uint8 tensors: torchvision's antialiased bicubic, within a few grey levels of PIL's."""
+    return Preprocess(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), interpolation="bicubic")
 
 
 def _byte_level_clip_tokenizer():

@@ -1,10 +1,13 @@
 """DIRE (Wang et al., 2023): diffusion reconstruction error as a generated-image detector.
 
-Per image: short side to 256, centre crop, [-1, 1]; DDIM inversion with the ADM 256x256 model
-(20 steps respaced from its 1000-step linear schedule), DDIM reconstruction from that latent
-(20 steps); DIRE = |x - reconstruction|; a ResNet-50 with one logit reads the DIRE image
-(as DIRE saves it: |x - recon| / 2 as 8-bit, then Resize 256, CenterCrop 224, ImageNet
-normalisation); sigmoid(logit) = P(generated).
+Per image, as the official `compute_dire.py`: halve with a BOX filter while the short side is
+at least twice 256, short side to 256 (BICUBIC), centre crop, [-1, 1]; DDIM inversion with the
+ADM 256x256 model (20 steps respaced from its 1000-step linear schedule), DDIM reconstruction
+from that latent (20 steps); DIRE = |x - reconstruction|, stored as the official stores it
+(x 255 / 2, clamped, TRUNCATED to 8 bits, written with the input's codec: JPEG quality 95 for a
+JPEG input, PNG otherwise; `codec`); a ResNet-50 with one logit reads the stored image (Resize
+256, CenterCrop 224, ImageNet normalisation); sigmoid(logit) = P(generated). The codec matters:
+the released classifiers are known to key on JPEG vs PNG.
 
 The reconstruction is diffusers' DDIMScheduler. The inversion is written here: diffusers'
 DDIMInverseScheduler does not take ADM's last step (to alpha_bar = 0, i.e. the latent is the
@@ -14,6 +17,8 @@ DIRE's numbers come from that exact loop.
 
 from __future__ import annotations
 
+import io
+import math
 from pathlib import Path
 from typing import Sequence
 
@@ -27,6 +32,54 @@ from .outputs import ForensicScore
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
+CODECS = ("as-source", "png", "jpeg95")
+JPEG_FORMATS = {"JPEG", "MPO"}  # PIL's names for JPEG files (MPO: a JPEG with extra frames)
+OFFICIAL_JPEG_QUALITY = 95  # OpenCV's imwrite default, which the official script relies on
+
+
+def stored_dire(dire: torch.Tensor, codec: str) -> torch.Tensor:
+    """A DIRE image (3, S, S) in [0, 2] -> the image the classifier reads, (3, S, S) in [0, 1]:
+    8-bit by truncation, as the official `(dire * 255 / 2).clamp(0, 255).to(uint8)`, then through
+    `codec` ("png": lossless; "jpeg95": OpenCV JPEG at quality 95, read back with PIL as the
+    official classifier loads its files)."""
+    levels = (dire * 255.0 / 2.0).clamp(0, 255).to(torch.uint8)
+    if codec == "png":
+        return levels.float() / 255.0
+    if codec != "jpeg95":
+        raise ValueError(f"DIRE codec {codec!r}: choose png or jpeg95 (or as-source per image)")
+    import cv2
+
+    bgr = np.ascontiguousarray(levels.permute(1, 2, 0).cpu().numpy()[..., ::-1])
+    ok, encoded = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, OFFICIAL_JPEG_QUALITY])
+    if not ok:
+        raise RuntimeError("OpenCV could not JPEG-encode a DIRE image")
+    with Image.open(io.BytesIO(encoded.tobytes())) as decoded:
+        rgb = np.asarray(decoded.convert("RGB"), dtype=np.float32) / 255.0
+    return torch.from_numpy(rgb).permute(2, 0, 1).to(dire.device)
+
+
+def codec_for(image: Image.Image, codec: str) -> str:
+    """The codec a DIRE image is stored with: `codec`, or for "as-source" the input's own kind
+    (the official script saves under the input's file name)."""
+    if codec != "as-source":
+        return codec
+    return "jpeg95" if (image.format or "").upper() in JPEG_FORMATS else "png"
+
+
+def _sigmoid(logit: float) -> float:
+    """P(generated) from a logit, without overflow for very negative logits."""
+    return 1.0 / (1.0 + math.exp(-logit)) if logit >= 0 else math.exp(logit) / (1.0 + math.exp(logit))
+
+
+def official_resize_crop(image: Image.Image, size: int) -> Image.Image:
+    """guided-diffusion's `center_crop_arr`: BOX-halve while the short side is >= 2 * size,
+    BICUBIC to short side `size` (sides rounded), centre crop size x size."""
+    while min(image.size) >= 2 * size:
+        image = image.resize(tuple(x // 2 for x in image.size), resample=Image.BOX)
+    scale = size / min(image.size)
+    image = image.resize(tuple(round(x * scale) for x in image.size), resample=Image.BICUBIC)
+    left, top = (image.width - size) // 2, (image.height - size) // 2
+    return image.crop((left, top, left + size, top + size))
 
 
 def adm_scheduler(steps: int = 20):
@@ -47,7 +100,10 @@ class DireDetector:
     classifier: torchvision ResNet-50 with a 1-logit head, or None (raw reconstruction error only)."""
 
     def __init__(self, unet, classifier=None, image_size: int = 256, steps: int = 20,
-                 device: str = "cpu", precision: str = "fp32", batch_size: int = 4) -> None:
+                 device: str = "cpu", precision: str = "fp32", batch_size: int = 4, codec: str = "as-source") -> None:
+        if codec not in CODECS:
+            raise ValueError(f"DIRE codec {codec!r}: choose one of {', '.join(CODECS)}")
+        self.codec = codec
         self.device = torch.device(device)
         self.dtype = dtype_of(precision)
         self.unet = place(unet, self.device, self.dtype)
@@ -66,7 +122,8 @@ class DireDetector:
         return cls(load_adm_unet(adm_path), classifier, **kwargs)
 
     @classmethod
-    def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32", steps: int = 4) -> "DireDetector":
+    def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32", steps: int = 4,
+             codec: str = "as-source") -> "DireDetector":
         """Random weights: a small ADM-layout UNet at 32 px and a random ResNet-50 head."""
         from diffusers import UNet2DModel
         from torchvision.models import resnet50
@@ -77,16 +134,11 @@ class DireDetector:
         flags = ADMFlags(image_size=32, num_channels=32, num_res_blocks=1, attention_resolutions=(16,),
                          channel_mult=(1, 2), num_head_channels=16)
         return cls(UNet2DModel(**unet2d_config(flags)), resnet50(weights=None, num_classes=1),
-                   image_size=32, steps=steps, device=device, precision=precision)
+                   image_size=32, steps=steps, device=device, precision=precision, codec=codec)
 
     def preprocess(self, image: Image.Image) -> torch.Tensor:
-        """Short side to image_size (bicubic), centre crop -> (3, S, S) in [-1, 1]."""
-        image = image.convert("RGB")
-        scale = self.image_size / min(image.size)
-        w, h = max(self.image_size, round(image.width * scale)), max(self.image_size, round(image.height * scale))
-        image = image.resize((w, h), Image.BICUBIC)
-        left, top = (w - self.image_size) // 2, (h - self.image_size) // 2
-        image = image.crop((left, top, left + self.image_size, top + self.image_size))
+        """`official_resize_crop` to image_size -> (3, S, S) in [-1, 1]."""
+        image = official_resize_crop(image.convert("RGB"), self.image_size)
         return torch.from_numpy(np.asarray(image, dtype=np.float32) / 127.5 - 1.0).permute(2, 0, 1)
 
     def _epsilon(self, x: torch.Tensor, t: int) -> torch.Tensor:
@@ -120,23 +172,27 @@ class DireDetector:
             x = scheduler.step(self._epsilon(x, t), t, x, eta=0.0, use_clipped_model_output=True).prev_sample
         return x
 
-    def _classify(self, dire: torch.Tensor) -> torch.Tensor:
-        """DIRE images (B, 3, S, S) in [0, 2] -> P(generated) (B,)."""
-        as_saved = torch.round((dire / 2).clamp(0, 1) * 255) / 255  # DIRE writes 8-bit PNGs
-        resized = F.interpolate(as_saved, size=(256, 256), mode="bilinear", align_corners=False, antialias=True)
+    def _logits(self, stored: torch.Tensor) -> torch.Tensor:
+        """Stored DIRE images (B, 3, S, S) in [0, 1] -> the classifier's logits (B,), float32."""
+        resized = F.interpolate(stored, size=(256, 256), mode="bilinear", align_corners=False, antialias=True)
         crop = resized[:, :, 16:240, 16:240]
-        mean = torch.tensor(IMAGENET_MEAN, device=dire.device).view(1, 3, 1, 1)
-        std = torch.tensor(IMAGENET_STD, device=dire.device).view(1, 3, 1, 1)
-        return torch.sigmoid(self.classifier((crop - mean) / std).float().view(-1))
+        mean = torch.tensor(IMAGENET_MEAN, device=stored.device).view(1, 3, 1, 1)
+        std = torch.tensor(IMAGENET_STD, device=stored.device).view(1, 3, 1, 1)
+        return self.classifier((crop - mean) / std).float().view(-1)
 
     @torch.no_grad()
     def __call__(self, images: Sequence[Image.Image]) -> list[ForensicScore]:
-        """One score per image: fake probability (None without a classifier), DIRE map, mean error."""
+        """One score per image: fake logit and probability (None without a classifier), DIRE
+        map, mean error. Each image's DIRE is stored with `codec_for(image, self.codec)`."""
         out: list[ForensicScore] = []
         for start in range(0, len(images), self.batch_size):
-            x0 = torch.stack([self.preprocess(img) for img in images[start : start + self.batch_size]]).to(self.device)
+            chunk = images[start : start + self.batch_size]
+            x0 = torch.stack([self.preprocess(img) for img in chunk]).to(self.device)
             dire = (x0 - self.reconstruct(self.invert(x0))).abs()
-            probs = self._classify(dire).tolist() if self.classifier is not None else [None] * len(x0)
-            for d, p in zip(dire, probs):
-                out.append(ForensicScore(p, d.mean(0).cpu(), float(d.mean())))
+            logits: list[float | None] = [None] * len(x0)
+            if self.classifier is not None:
+                stored = torch.stack([stored_dire(d, codec_for(img, self.codec)) for d, img in zip(dire, chunk)])
+                logits = self._logits(stored).tolist()
+            for d, logit in zip(dire, logits):
+                out.append(ForensicScore(None if logit is None else _sigmoid(logit), d.mean(0).cpu(), float(d.mean()), logit))
         return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import time
 import warnings
 from collections import defaultdict
@@ -61,13 +62,15 @@ class Preprocess:
     mode "short_side": scale so the shorter side is `size` (aspect kept), sides rounded to a
     multiple of `multiple_of`; "fit": DPT's keep_aspect_ratio rule (Depth Anything's processor):
     of the two scales that would make each side `size`, take the one closer to 1 (scale as
-    little as possible), then round both sides to a multiple of `multiple_of`; "square": resize
-    to size x size (DIFT). `crop`: centre crop side after resizing (timm's eval transform), or
+    little as possible), then round both sides to a multiple of `multiple_of`; "lower_bound": the
+    official Depth Anything v1 rule: the larger of the two scales (both sides at least `size`),
+    sides rounded to the nearest multiple, or up where rounding would fall below `size`;
+    "square": resize to size x size (DIFT). `crop`: centre crop side after resizing (timm's eval transform), or
     None. mean/std apply to [0, 1] pixels.
     """
 
     size: int
-    mode: Literal["short_side", "fit", "square"] = "short_side"
+    mode: Literal["short_side", "fit", "lower_bound", "square"] = "short_side"
     crop: int | None = None
     multiple_of: int = 1
     mean: tuple[float, float, float] = (0.485, 0.456, 0.406)
@@ -77,12 +80,20 @@ class Preprocess:
     def resized_size(self, height: int, width: int) -> tuple[int, int]:
         if self.mode == "square":
             return self.size, self.size
+        m = self.multiple_of
+        if self.mode == "lower_bound":
+            scale = max(self.size / height, self.size / width)
+
+            def side(x: float) -> int:
+                rounded = round(x / m) * m
+                return rounded if rounded >= self.size else math.ceil(x / m) * m
+
+            return side(height * scale), side(width * scale)
         if self.mode == "fit":
             scale_h, scale_w = self.size / height, self.size / width
             scale = scale_w if abs(1 - scale_w) < abs(1 - scale_h) else scale_h
         else:
             scale = self.size / min(height, width)
-        m = self.multiple_of
         return max(m, round(height * scale / m) * m), max(m, round(width * scale / m) * m)
 
     def output_size(self, height: int, width: int) -> tuple[int, int]:

@@ -10,17 +10,18 @@ Two MiDaS-style networks, rebuilt here with the module names of the official cod
   s_inv = 1 / (1 + shading).
 
 Both encoders come from timm with pretrained=False: their ImageNet weights are inside the
-official state dicts, so nothing is downloaded. The v1 pipeline (`OrdinalShading`):
-linearise sRGB (x ** 2.2); ordinal estimate at a base size (long side 384, sides rounded up
-to multiples of 32) and at full size; equalise the full estimate to the base one (one global
-albedo scale, least squares); intrinsic net -> s_inv; shading = 1 / s_inv - 1; albedo =
-linear image / shading. v2 / v2.1 weights run the same two stages (their stage 0 and 1 are
-the same networks); their colour stages 2-4 are not run here.
+official state dicts, so nothing is downloaded. The v1 pipeline (`OrdinalShading`, official
+`run_pipeline(resize_conf=0.0, maintain_size=True)`): full size from the edge-density search
+(`resolution_search`); linearise sRGB (x ** 2.2); ordinal estimate at a base size (long side
+384, sides rounded up to multiples of 32) and at full size; equalise the full estimate to the
+base one (one global albedo scale, least squares); intrinsic net -> s_inv; shading = 1 / s_inv
+- 1; albedo = linear image / shading at network size, resized to the image. v2 / v2.1 weights
+run the same two stages (their stage 0 and 1 are the same networks); their colour stages 2-4
+are not run here.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
@@ -34,19 +35,15 @@ from PIL import Image
 
 from .outputs import IntrinsicLayers
 from .precision import dtype_of, place
+from .resolution_search import MAX_LONG_SIDE, optimal_size, round_up_32
 
 BASE_SIZE = 384  # long side of the base-resolution ordinal estimate (official default)
-MAX_FULL_SIZE = 1500  # the official resolution search caps the full-size long side here
+MAX_FULL_SIZE = MAX_LONG_SIDE  # the official resolution search caps the full-size long side here
 GAMMA = 2.2  # the official linearisation: sRGB ** 2.2
 SHADING_EPS = 1e-3  # inverse shading clipped to [eps, 1] before 1/x - 1 (official `uninvert`)
 ALBEDO_EPS = 1e-5  # the clip the official equalisation applies before dividing
 # CCIR601 brightness, which the official equalisation uses (not Rec. 709)
 BRIGHTNESS = (0.3, 0.59, 0.11)
-
-
-def round_up_32(x: float) -> int:
-    """The next multiple of 32 at or above x (the encoders downsample by 32)."""
-    return 32 * math.ceil(x / 32)
 
 
 # --- building blocks (MiDaS blocks.py) ------------------------------------------------------------
@@ -299,16 +296,29 @@ def inverse_to_shading(inverse: torch.Tensor) -> torch.Tensor:
     return 1.0 / inverse.clamp(SHADING_EPS, 1.0) - 1.0
 
 
+RESOLUTIONS = ("search", "long_side")  # how the full-size ordinal estimate's size is chosen
+ALBEDO_MODES = ("network", "image")  # where albedo is divided out (see OrdinalShading)
+
+
 class OrdinalShading:
     """Images in, one `IntrinsicLayers` per image out (linear albedo and shading at the image's size).
 
     ordinal_net: MidasNet; intrinsic_net: MidasNetSmall. base_size: long side of the base
-    estimate; max_size: cap on the full-size long side. Images of the same size share batches.
+    estimate; max_size: cap on the full-size long side.
+    resolution: "search" (official): the full size from the edge-density search
+    (`resolution_search.optimal_size`), so an image dense in edges (or flat) is enlarged up to
+    max_size; "long_side": the image's long side kept (clamped to [base_size, max_size]).
+    albedo: "network" (official): albedo = linear image / shading at network size, then albedo
+    and inverse shading are each resized to the image (anti-aliased); "image": shading resized
+    to the image and albedo = the image's own linear pixels / shading, so albedo x shading
+    reproduces the image exactly. Images whose network sizes agree share batches.
     """
 
     def __init__(self, ordinal_net: MidasNet, intrinsic_net: MidasNetSmall, device: str = "cpu",
                  precision: str = "fp32", batch_size: int = 4, base_size: int = BASE_SIZE,
-                 max_size: int = MAX_FULL_SIZE) -> None:
+                 max_size: int = MAX_FULL_SIZE, resolution: str = "search", albedo: str = "network") -> None:
+        if resolution not in RESOLUTIONS or albedo not in ALBEDO_MODES:
+            raise ValueError(f"resolution {resolution!r} / albedo {albedo!r}: choose from {RESOLUTIONS} / {ALBEDO_MODES}")
         self.device = torch.device(device)
         self.dtype = dtype_of(precision)
         self.ordinal_net = place(ordinal_net, self.device, self.dtype)
@@ -316,6 +326,8 @@ class OrdinalShading:
         self.batch_size = batch_size
         self.base_size = base_size
         self.max_size = max_size
+        self.resolution = resolution
+        self.albedo = albedo
 
     @classmethod
     def from_state_dicts(cls, ordinal: dict, intrinsic: dict, **kwargs) -> "OrdinalShading":
@@ -345,64 +357,78 @@ class OrdinalShading:
 
     @classmethod
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32", batch_size: int = 4,
-             base_size: int = 64, max_size: int = 128) -> "OrdinalShading":
+             base_size: int = 64, max_size: int = 128, resolution: str = "search",
+             albedo: str = "network") -> "OrdinalShading":
         """Random weights, the same classes at small widths (test-size; answers are meaningless)."""
         torch.manual_seed(seed)
         ordinal_net = MidasNet(features=16, head_width=16, tiny=True)
         intrinsic_net = MidasNetSmall(features=8, tiny=True)
-        return cls(ordinal_net, intrinsic_net, device, precision, batch_size, base_size, max_size)
+        return cls(ordinal_net, intrinsic_net, device, precision, batch_size, base_size, max_size, resolution, albedo)
 
-    def sizes(self, height: int, width: int) -> tuple[tuple[int, int], tuple[int, int]]:
-        """(base (h, w), full (h, w)) network sizes for an image, both multiples of 32.
-
-        Full size: the long side kept (at least base_size, at most max_size). The official
-        default runs a resolution search (Miangoleh et al.) that can also enlarge images dense
-        in edges; that search is not reproduced here.
-        """
+    def full_size(self, srgb: np.ndarray) -> tuple[int, int]:
+        """(h, w) of the full-size network input for an sRGB image (H, W, 3) in [0, 1]; multiples of 32."""
+        if self.resolution == "search":
+            return optimal_size(srgb, self.base_size, self.max_size)
+        height, width = srgb.shape[:2]
         long_side = max(height, width)
-        base_scale = self.base_size / long_side
-        full_scale = min(max(long_side, self.base_size), self.max_size) / long_side
-        base = (round_up_32(height * base_scale), round_up_32(width * base_scale))
-        full = (round_up_32(height * full_scale), round_up_32(width * full_scale))
-        return base, full
+        scale = min(max(long_side, self.base_size), self.max_size) / long_side
+        return round_up_32(height * scale), round_up_32(width * scale)
+
+    def base_size_for(self, full: tuple[int, int]) -> tuple[int, int]:
+        """(h, w) of the base estimate: the full-size input's long side to base_size, sides
+        rounded up to multiples of 32 (official `base_resize`, applied to the full-size input)."""
+        scale = self.base_size / max(full)
+        return round_up_32(full[0] * scale), round_up_32(full[1] * scale)
 
     def _net(self, net: nn.Module, x: torch.Tensor) -> torch.Tensor:
         return net(x.to(self.dtype)).float()
 
     @torch.no_grad()
-    def decompose(self, srgb: torch.Tensor) -> dict[str, torch.Tensor]:
-        """srgb (B, 3, H, W) in [0, 1], one size -> {"albedo" (B, 3, H, W), "shading" (B, 1, H, W),
-        "inverse_shading", "ordinal_base", "ordinal_full" (B, 1, h, w) at full network size}."""
+    def decompose(self, srgb: torch.Tensor, full_size: tuple[int, int]) -> dict[str, torch.Tensor]:
+        """srgb (B, 3, H, W) in [0, 1], one size; full_size: the network size (`full_size`) ->
+        {"albedo" (B, 3, H, W), "shading" (B, 1, H, W), "inverse_shading", "ordinal_base",
+        "ordinal_full" (B, 1, h, w) at full network size}.
+
+        Official order: resize the sRGB image to full size, linearise (x ** 2.2), base input =
+        the linear full-size input resized to base size; base estimate upsampled to full size;
+        full estimate equalised to it; intrinsic net -> inverse shading."""
         height, width = srgb.shape[-2:]
-        base_size, full_size = self.sizes(height, width)
         srgb = srgb.to(self.device, torch.float32)
         linear_full = _resize(srgb, full_size).clamp(0, 1) ** GAMMA
-        linear_base = _resize(srgb, base_size).clamp(0, 1) ** GAMMA
+        linear_base = _resize(linear_full, self.base_size_for(full_size))
         base = self._net(self.ordinal_net, linear_base)
         full = self._net(self.ordinal_net, linear_full)
         # the base estimate upsampled to full size (plain bilinear, as the official skimage call)
         base = F.interpolate(base, size=full_size, mode="bilinear", align_corners=False)
         full = equalize(linear_full, base, full)
         inverse = self._net(self.intrinsic_net, torch.cat((linear_full, base, full), dim=1))
-        # back to the image's own size: shading resized, albedo from the original linear pixels,
-        # so albedo * shading reproduces the linear image wherever shading is positive
-        shading = _resize(inverse_to_shading(inverse), (height, width)).clamp_min(ALBEDO_EPS)
-        linear = srgb.clamp(0, 1) ** GAMMA
-        return {"albedo": linear / shading, "shading": shading, "inverse_shading": inverse,
+        if self.albedo == "network":
+            # the official divides at network size (its shading can reach 0 where the network
+            # saturates: clipped here so albedo stays finite), then resizes albedo and inverse
+            # shading to the image separately
+            albedo = _resize(linear_full / inverse_to_shading(inverse).clamp_min(ALBEDO_EPS), (height, width))
+            shading = inverse_to_shading(_resize(inverse, (height, width))).clamp_min(ALBEDO_EPS)
+        else:
+            # shading resized, albedo from the original linear pixels: albedo * shading
+            # reproduces the linear image wherever shading is positive
+            shading = _resize(inverse_to_shading(inverse), (height, width)).clamp_min(ALBEDO_EPS)
+            albedo = srgb.clamp(0, 1) ** GAMMA / shading
+        return {"albedo": albedo, "shading": shading, "inverse_shading": inverse,
                 "ordinal_base": base, "ordinal_full": full}
 
     def __call__(self, images: Sequence[Image.Image]) -> list[IntrinsicLayers]:
-        """One `IntrinsicLayers` per image (linear light, the image's (H, W))."""
-        groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for i, image in enumerate(images):
-            groups[(image.height, image.width)].append(i)
+        """One `IntrinsicLayers` per image (linear light, the image's (H, W)); images sharing
+        their own size and their network size run as one batch."""
+        arrays = [np.asarray(image.convert("RGB"), dtype=np.float32) / 255.0 for image in images]
+        groups: dict[tuple, list[int]] = defaultdict(list)
+        for i, array in enumerate(arrays):
+            groups[(array.shape[:2], self.full_size(array))].append(i)
         out: list[IntrinsicLayers | None] = [None] * len(images)
-        for indices in groups.values():
+        for (_, full_size), indices in groups.items():
             for start in range(0, len(indices), self.batch_size):
                 chunk = indices[start : start + self.batch_size]
-                arrays = [np.asarray(images[i].convert("RGB"), dtype=np.float32) / 255.0 for i in chunk]
-                batch = torch.from_numpy(np.stack(arrays)).permute(0, 3, 1, 2)
-                result = self.decompose(batch)
+                batch = torch.from_numpy(np.stack([arrays[i] for i in chunk])).permute(0, 3, 1, 2)
+                result = self.decompose(batch, full_size)
                 for k, i in enumerate(chunk):
                     out[i] = IntrinsicLayers(albedo=result["albedo"][k].cpu(), shading=result["shading"][k, 0].cpu())
         return out  # type: ignore[return-value]

@@ -111,20 +111,37 @@ class IntrinsicLayers:
         _check(self.albedo.ndim == 3 and self.albedo.shape[0] == 3, f"albedo must be (3, H, W), got {tuple(self.albedo.shape)}")
         _check(self.shading.shape == self.albedo.shape[1:], f"shading must be (H, W) = {tuple(self.albedo.shape[1:])}, got {tuple(self.shading.shape)}")
 
+    def reflectance_at(self, x: float, y: float, radius: float = 0.0, measure: str = "mean_rgb") -> float:
+        """Median over a disc at (x, y) of one number per pixel of linear albedo: "mean_rgb" (the
+        mean of R, G, B: what the WHDR reference compares) or "luminance" (Rec. 709 weights)."""
+        if measure == "mean_rgb":
+            per_pixel = self.albedo.float().mean(0)
+        elif measure == "luminance":
+            weights = torch.tensor(REC709, device=self.albedo.device).view(3, 1, 1)
+            per_pixel = (self.albedo.float() * weights).sum(0)
+        else:
+            raise ValueError(f"reflectance measure {measure!r}: choose mean_rgb or luminance")
+        return _disc_median(per_pixel, x, y, radius)
+
     def luminance_at(self, x: float, y: float, radius: float = 0.0) -> float:
         """Median linear albedo luminance (Rec. 709 weights) over a disc at (x, y)."""
-        weights = torch.tensor([0.2126, 0.7152, 0.0722], device=self.albedo.device).view(3, 1, 1)
-        return _disc_median((self.albedo.float() * weights).sum(0), x, y, radius)
+        return self.reflectance_at(x, y, radius, "luminance")
+
+
+REC709 = (0.2126, 0.7152, 0.0722)
 
 
 @dataclass(frozen=True)
 class ForensicScore:
     """A generated-image detector's output: fake_probability in [0, 1]; error_map (H, W) (e.g. DIRE);
-    reconstruction_error: mean of the error map, usable without a classifier."""
+    reconstruction_error: mean of the error map, usable without a classifier; fake_logit: the
+    classifier's logit (sigmoid(logit) = fake_probability), what images are ranked by, since the
+    probability saturates to exactly 1.0 in float32 for logits above about 17."""
 
     fake_probability: float | None
     error_map: torch.Tensor
     reconstruction_error: float
+    fake_logit: float | None = None
 
     def __post_init__(self) -> None:
         _check(self.error_map.ndim == 2, f"error_map must be (H, W), got {tuple(self.error_map.shape)}")

@@ -5,7 +5,7 @@ import pytest
 import torch
 from PIL import Image
 
-from specialists.depth_anything import DepthAnything
+from specialists.depth_anything import DepthAnything, dpt_preprocess
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +46,12 @@ def test_from_pretrained_reads_a_transformers_folder(model, tmp_path):
 
 @pytest.mark.parametrize("shape", [(48, 64), (64, 48), (700, 500), (30, 200)])
 def test_engine_preprocessing_reproduces_the_dpt_processor(model, shape):
-    """The engine's "fit" Preprocess built from the processor gives the processor's own pixels:
-    same size (scale closest to 1, multiples of 14) and values to float rounding."""
+    """The engine's "fit" Preprocess built from the processor (resize rule "transformers") gives
+    the processor's own pixels: same size (scale closest to 1, multiples of 14) and values to
+    float rounding."""
     image = _image(7, shape)
     expected = model.processor(images=image, return_tensors="pt")["pixel_values"]
-    ours = model.preprocess(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
+    ours = dpt_preprocess(model.processor, "transformers")(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
     assert ours.shape == expected.shape
     torch.testing.assert_close(ours, expected, atol=1e-5, rtol=0)
 
@@ -70,3 +71,33 @@ def test_from_pretrained_refuses_weights_that_do_not_fit_the_config(model, tmp_p
     with pytest.raises(ValueError, match=r"do not fit the architecture its config names: 1 missing keys"):
         DepthAnything.from_pretrained(tmp_path)
     assert json.loads((tmp_path / "config.json").read_text())["model_type"] == "depth_anything"
+
+
+# The official v1 run.py rule worked by hand: scale = max(518 / h, 518 / w); each side rounded
+# to the nearest multiple of 14, or up if that falls below 518. 375x500: scale 1.381, 690.7 ->
+# 686; 333x500: 1.556, 777.8 -> 56 x 14 = 784; 1000x600: 0.863, 863.3 -> 868 (61.67 rounds to
+# 62); 192x256 (smaller than 518 both ways): 2.698, 690.7 -> 686. transformers' rule instead
+# scales as little as possible: 375x500 -> 392x518, about 1.75x fewer pixels.
+@pytest.mark.parametrize("shape, official, transformers", [
+    ((375, 500), (518, 686), (392, 518)),
+    ((333, 500), (518, 784), (350, 518)),
+    ((1000, 600), (868, 518), (868, 518)),
+    ((192, 256), (518, 686), (392, 518)),
+])
+def test_lower_bound_is_the_official_v1_resize(shape, official, transformers):
+    from specialists.engine import Preprocess
+
+    assert Preprocess(518, "lower_bound", multiple_of=14).resized_size(*shape) == official
+    assert Preprocess(518, "fit", multiple_of=14).resized_size(*shape) == transformers
+
+
+def test_the_resize_rule_is_a_choice_of_the_wrapper():
+    official = DepthAnything.tiny(seed=0)
+    as_transformers = DepthAnything.tiny(seed=0, resize="transformers")
+    assert official.preprocess.mode == "lower_bound" and as_transformers.preprocess.mode == "fit"
+    image = _image(1, (30, 40))  # processed at 56x70 (lower bound) against 42x56 (transformers)
+    assert official.preprocess.resized_size(30, 40) == (56, 70)
+    a, b = official([image])[0].disparity, as_transformers([image])[0].disparity
+    assert a.shape == b.shape == (30, 40) and not torch.allclose(a, b)
+    with pytest.raises(ValueError, match="lower_bound, transformers"):
+        DepthAnything.tiny(seed=0, resize="nearest")

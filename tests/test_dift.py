@@ -143,3 +143,22 @@ def test_from_pretrained_refuses_a_unet_missing_tensors(dift, tmp_path):
     save_file({k: v for k, v in state.items() if k != dropped}, str(weights), metadata={"format": "pt"})
     with pytest.raises(ValueError, match=rf"unet: its weights do not fit .*missing keys \(first: {dropped}"):
         DiftFeaturizer.from_pretrained(tmp_path)
+
+
+def test_different_images_draw_independent_noise(dift, monkeypatch):
+    """Each image's generator is seeded from (seed, its pixels): two images never share draws
+    (identical draws would correlate source and target noise at the same position), while
+    one image keeps its draws from call to call."""
+    from specialists.dift import image_seed
+
+    a, b = _images(2)
+    x = dift.preprocess([a, b, a], 64)
+    seeds = [image_seed(4, image) for image in x]
+    assert seeds[0] != seeds[1] and seeds[0] == seeds[2]
+    assert image_seed(5, x[0]) != seeds[0]
+    draws = []
+    original = dift._draws
+    monkeypatch.setattr(dift, "_draws", lambda *args: draws.append(original(*args)) or draws[-1])
+    dift([a, b], DiftPreset(64, 261, 1, 2), seed=4)
+    eps, noise = draws[0]
+    assert not torch.allclose(noise[:2], noise[2:]) and not torch.allclose(eps[:2], eps[2:])

@@ -115,7 +115,7 @@ def test_real_checkpoint_is_keyed_by_its_sha256(questions, tmp_path, monkeypatch
     tiny = DepthAnything.tiny(seed=4)
     tiny.model.save_pretrained(tmp_path / "da")
     tiny.processor.save_pretrained(tmp_path / "da")
-    import_checkpoint("depth-anything-v2-small", tmp_path / "da")
+    import_checkpoint("depth-anything-v1-large", tmp_path / "da")
     options = SolverOptions(cache="read", cache_dir=str(tmp_path / "features"))
     solver = DepthAnythingDepth(options)
     sha = solver.checkpoint.sha256

@@ -47,12 +47,12 @@ def test_real_weight_path_through_the_registry(tmp_path, monkeypatch, home):
     folder = tmp_path / "da"
     tiny.model.save_pretrained(folder)
     tiny.processor.save_pretrained(folder)
-    import_checkpoint("depth-anything-v2-small", folder)
+    import_checkpoint("depth-anything-v1-large", folder)
     results = run(RunConfig(str(tmp_path / "run"), benchmark="synthetic", synthetic_n=2, tasks=["Relative_Depth"],
                             specialist=["depth_anything"], progress=False))
     summary = results["tasks"]["Relative_Depth"]
     assert (summary["n"], summary["errors"]) == (2, 0)
-    assert summary["checkpoint"]["name"] == "depth-anything-v2-small"
+    assert summary["checkpoint"]["name"] == "depth-anything-v1-large"
     assert len(summary["checkpoint"]["sha256"]) == 64 and summary["checkpoint"]["tiny_random"] is False
     samples = [json.loads(l) for l in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert all(s["checkpoint"]["sha256"] == summary["checkpoint"]["sha256"] for s in samples)
@@ -62,14 +62,17 @@ def test_missing_weights_fail_before_any_question(tmp_path, monkeypatch, blink_r
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "empty"))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
-    with pytest.raises(ValueError, match="checkpoints fetch depth-anything-v2-small"):
+    with pytest.raises(ValueError, match="checkpoints fetch depth-anything-v1-large"):
         run(RunConfig(str(tmp_path / "run"), blink_root=str(blink_root), specialist=["depth_anything"],
                       progress=False))
     assert not (tmp_path / "run" / "samples.jsonl").exists()
 
 
-@pytest.mark.parametrize("specialist", ["dire", "dire_error"])
-def test_dire_tiny_random_through_the_runner(specialist, tmp_path):
+@pytest.mark.parametrize("specialist, settings", [
+    ("dire", ["dire.unet_precision=fp16", "dire.codec=jpeg95"]),  # the official fp16 UNet, stored as JPEG
+    ("dire_error", None),
+])
+def test_dire_tiny_random_through_the_runner(specialist, settings, tmp_path):
     import numpy as np
     from PIL import Image
 
@@ -82,9 +85,11 @@ def test_dire_tiny_random_through_the_runner(specialist, tmp_path):
             for k in (1, 2)]
     write_blink_folder(tmp_path / "blink", rows)
     results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), specialist=[specialist],
-                            checkpoint="tiny-random", progress=False))
+                            checkpoint="tiny-random", settings=settings, progress=False))
     summary = results["tasks"]["Forensic_Detection"]
     assert (summary["n"], summary["errors"]) == (2, 0)
+    if settings:
+        assert summary["settings"] == {"codec": "jpeg95", "classifier": "paired", "unet_precision": "fp16"}
     assert summary["rules"] == [f"forensic.dire_{'classifier' if specialist == 'dire' else 'reconstruction_error'}"]
 
 
@@ -141,7 +146,7 @@ def test_paper_specialists_full_path_from_the_command_line(tmp_path):
     assert results["status"] == "complete"
     assert {t: v["specialist"] for t, v in results["tasks"].items()} == {
         "Visual_Correspondence": "dift", "Semantic_Correspondence": "dift", "Functional_Correspondence": "dift",
-        "Relative_Depth": "depth_anything", "Multi-view_Reasoning": "loftr"}
+        "Relative_Depth": "depth_anything", "Multi-view_Reasoning": "loftr_flow"}
     for task in ("Visual_Correspondence", "Semantic_Correspondence", "Functional_Correspondence", "Relative_Depth"):
         assert results["tasks"][task]["errors"] == 0, task
     assert "tiny-random weights: meaningless" in done.stdout

@@ -10,9 +10,10 @@ shapes are listed from the official MidasNet / MidasNet_small constructors.
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from PIL import Image
 
-from specialists.ordinal_shading import MidasNetSmall, OrdinalShading, equalize
+from specialists.ordinal_shading import MidasNetSmall, OrdinalShading, equalize, inverse_to_shading
 
 # --- the official layout, built independently -----------------------------------------------------
 
@@ -136,8 +137,9 @@ def test_a_folder_without_stage_files_is_explained(tmp_path):
 # --- the pipeline's algebra -----------------------------------------------------------------------
 
 
-def test_albedo_times_shading_is_the_linear_image():
-    model = OrdinalShading.tiny(seed=0)
+def test_image_albedo_times_shading_is_the_linear_image():
+    """albedo "image": shading resized to the image, albedo from the image's own pixels."""
+    model = OrdinalShading.tiny(seed=0, albedo="image")
     rng = np.random.default_rng(1)
     images = [Image.fromarray(rng.integers(0, 255, (45, 70, 3), dtype=np.uint8)) for _ in range(3)]
     images.append(Image.fromarray(rng.integers(0, 255, (33, 30, 3), dtype=np.uint8)))  # a second size bucket
@@ -148,11 +150,77 @@ def test_albedo_times_shading_is_the_linear_image():
         torch.testing.assert_close(layers.albedo * layers.shading, linear, atol=1e-5, rtol=1e-4)
 
 
-def test_network_sizes_are_multiples_of_32():
-    model = OrdinalShading.tiny(seed=0, base_size=384, max_size=1500)
-    assert model.sizes(480, 640) == ((288, 384), (480, 640))
-    assert model.sizes(100, 200) == ((192, 384), (192, 384))  # full size is never below base size
-    assert model.sizes(3000, 2000) == ((384, 256), (1504, 1024))  # long side capped at 1500, rounded up
+def _srgb(image: Image.Image) -> torch.Tensor:
+    return torch.from_numpy(np.asarray(image, dtype=np.float32) / 255.0).permute(2, 0, 1)[None]
+
+
+def test_network_albedo_is_divided_at_network_size_then_resized():
+    """albedo "network" (official): albedo = linear full-size input / shading at network size,
+    resized to the image; at a size the network takes as is, albedo x shading is the image."""
+    model = OrdinalShading.tiny(seed=0, resolution="long_side", albedo="network")
+    at_size = Image.fromarray(np.random.default_rng(2).integers(0, 255, (64, 96, 3), dtype=np.uint8))
+    assert model.full_size(np.asarray(at_size) / 255.0) == (64, 96)
+    (layers,) = model([at_size])
+    torch.testing.assert_close(layers.albedo * layers.shading, _srgb(at_size)[0] ** 2.2, atol=1e-5, rtol=1e-4)
+
+    odd = Image.fromarray(np.random.default_rng(3).integers(0, 255, (45, 70, 3), dtype=np.uint8))
+    full = model.full_size(np.asarray(odd) / 255.0)
+    assert full == (64, 96)
+    out = model.decompose(_srgb(odd), full)
+    linear_full = F.interpolate(_srgb(odd), size=full, mode="bilinear", align_corners=False, antialias=True).clamp(0, 1) ** 2.2
+    quotient = linear_full / inverse_to_shading(out["inverse_shading"]).clamp_min(1e-5)
+    expected = F.interpolate(quotient, size=(45, 70), mode="bilinear", align_corners=False, antialias=True)
+    torch.testing.assert_close(out["albedo"], expected)
+    # not the image-side quotient: dividing after resizing gives another albedo
+    image_side = OrdinalShading(model.ordinal_net, model.intrinsic_net, base_size=64, max_size=128,
+                                resolution="long_side", albedo="image").decompose(_srgb(odd), full)
+    assert (image_side["albedo"] - out["albedo"]).abs().max() > 1e-3
+
+
+def test_long_side_sizes_are_multiples_of_32():
+    model = OrdinalShading.tiny(seed=0, base_size=384, max_size=1500, resolution="long_side")
+
+    def full(h, w):
+        return model.full_size(np.zeros((h, w, 3), np.float32))
+
+    assert full(480, 640) == (480, 640) and model.base_size_for((480, 640)) == (288, 384)
+    assert full(100, 200) == (192, 384)  # full size is never below base size
+    assert full(3000, 2000) == (1504, 1024)  # long side capped at 1500, rounded up
+    assert model.base_size_for((1504, 1024)) == (384, 288)
+
+
+# Sizes worked by hand from the official procedure (chrislib `calculateprocessingres` with
+# basesize 384, confidence 0.0, then `get_optimal_dims`) for a BLINK-sized 375x500 image:
+# - flat: the gradient's range is 0, so every pixel binarises to an edge; every tried size
+#   p = 12, 18, ..., 42 (below min(3000, 3 * 500) / 32 = 46.9) passes: R0 = 42 * 32 = 1344;
+#   long side min(max(1344, 500), 1500) = 1344, scale 2.688: 375 -> 1008 -> 1024, 500 -> 1344.
+# - one vertical edge: at p = 12 the dilated map (12x12 kernel) covers a band of 12 columns
+#   around one column of a 12-wide map, leaving the far columns bare: R0 stays 384; long side
+#   max(384, 500) = 500, scale 1: 375 -> 384, 500 -> 512.
+# - a 96x128 image: 3 * 128 / 32 = 12 leaves no size to try: R0 = 384, scale 3: (288, 384).
+@pytest.mark.parametrize("name, image, expected", [
+    ("flat", np.full((375, 500, 3), 0.5, np.float32), (1024, 1344)),
+    ("one edge", np.concatenate([np.full((375, 250, 3), 0.2, np.float32), np.full((375, 250, 3), 0.9, np.float32)], 1),
+     (384, 512)),
+    ("small", np.full((96, 128, 3), 0.5, np.float32), (288, 384)),
+])
+def test_resolution_search_matches_the_published_procedure(name, image, expected):
+    from specialists.resolution_search import optimal_size
+
+    assert optimal_size(image) == expected
+    assert OrdinalShading.tiny(seed=0, base_size=384, max_size=1500).full_size(image) == expected
+
+
+def test_the_search_sizes_images_by_their_edges_not_their_shape():
+    """Two images of one size get different network sizes, and run in separate batches."""
+    model = OrdinalShading.tiny(seed=0, base_size=32, max_size=128)
+    flat = Image.fromarray(np.full((40, 56, 3), 128, np.uint8))
+    edge = np.full((40, 56, 3), 40, np.uint8)
+    edge[:, 28:] = 220
+    sizes = {model.full_size(np.asarray(img) / 255.0) for img in (flat, Image.fromarray(edge))}
+    assert len(sizes) == 2
+    layers = model([flat, Image.fromarray(edge)])
+    assert all(l.albedo.shape == (3, 40, 56) and torch.isfinite(l.albedo).all() for l in layers)
 
 
 def test_equalize_rescales_the_full_estimate_to_the_base_albedo():

@@ -66,6 +66,20 @@ def test_reflectance_without_a_same_option_never_says_same():
     assert reflectance_decision(q, IntrinsicLayers(albedo, torch.ones(40, 40)), "r").pred == "A"
 
 
+def test_reflectance_compares_the_mean_of_linear_rgb_as_whdr_does():
+    """A green-heavy A and a magenta B: by the mean of R, G, B (WHDR's reference) A is darker;
+    by Rec. 709 luminance, which weighs green 0.72, B is."""
+    albedo = torch.empty(3, 40, 40)
+    albedo[:, :20, :] = torch.tensor([0.1, 0.5, 0.1]).view(3, 1, 1)  # mean 0.233, luminance 0.386
+    albedo[:, 20:, :] = torch.tensor([0.4, 0.3, 0.4]).view(3, 1, 1)  # mean 0.367, luminance 0.329
+    q = question("Relative_Reflectance", ("A is darker", "B is darker", "About the same"),
+                 {"image_1": {"A": (10, 5), "B": (10, 30)}})
+    layers = IntrinsicLayers(albedo, torch.ones(40, 40))
+    default = reflectance_decision(q, layers, "r")
+    assert default.pred == "A" and default.details["measure"] == "mean_rgb"
+    assert reflectance_decision(q, layers, "r", measure="luminance").pred == "B"
+
+
 def test_missing_marker_is_a_question_error():
     q = question("Relative_Depth", ("A is closer", "B is closer"), {"image_1": {"A": (10, 10)}})
     with pytest.raises(QuestionError, match="B on image_1"):
@@ -95,10 +109,26 @@ def test_essential_rule_sign_convention(sideways, expected):
     assert math.copysign(1, d.details["camera2_centre_in_camera1"][0]) == math.copysign(1, sideways)
 
 
+def test_essential_rule_falls_back_to_the_displacement_rule():
+    """Under 8 matches no essential matrix can be fitted: the flow rule answers, saying why;
+    with the fallback off the question fails with that reason."""
+    q = question("Multi-view_Reasoning", ("left", "right"), None, images=2)
+    k0 = torch.rand(5, 2, generator=torch.Generator().manual_seed(1)) * 100
+    few = Matches(k0, k0 - torch.tensor([4.0, 0.0]), torch.ones(5))
+    d = essential_decision(q, few, "multiview.loftr_essential", fallback_rule="multiview.loftr_flow")
+    assert d.pred == "A" and d.rule == "multiview.loftr_flow"
+    assert d.details["fallback_from"] == "multiview.loftr_essential" and "only 5 matches" in d.details["fallback_reason"]
+    with pytest.raises(QuestionError, match="only 5 matches"):
+        essential_decision(q, few, "multiview.loftr_essential")
+    # 20 matches that are 5 points repeated, with no motion at all, determine no essential matrix
+    degenerate = Matches(k0.repeat(4, 1), k0.repeat(4, 1), torch.ones(20))
+    assert essential_decision(q, degenerate, "e", fallback_rule="f").rule == "f"
+
+
 def test_flow_rule_reads_mean_horizontal_motion():
     q = question("Multi-view_Reasoning", ("left", "right"), None, images=2)
     k0 = torch.rand(20, 2) * 100
     leftward = Matches(k0, k0 - torch.tensor([5.0, 0.0]), torch.ones(20))
     assert flow_decision(q, leftward, "r").pred == "A"
-    with pytest.raises(QuestionError, match="only 3 matches"):
-        flow_decision(q, Matches(k0[:3], k0[:3], torch.ones(3)), "r")
+    with pytest.raises(QuestionError, match="only 0 matches"):
+        flow_decision(q, Matches(k0[:0], k0[:0], torch.ones(0)), "r")

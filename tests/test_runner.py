@@ -289,3 +289,47 @@ def test_limit_takes_a_number_or_a_fraction_of_each_task(blink_root, tmp_path):
                             progress=False))
     per_task = {task: t["n"] for task, t in results["tasks"].items()}
     assert set(per_task.values()) == {2}  # half of the fixture's 4 questions per task
+
+
+# --- named pipeline choices (--set) ----------------------------------------------------------------
+
+
+def test_settings_are_applied_recorded_and_part_of_the_run_identity(tmp_path):
+    out = tmp_path / "out"
+    config = dict(benchmark="synthetic", synthetic_n=2, tasks=["Relative_Reflectance"], specialist=["retinex"],
+                  progress=False)
+    results = run(RunConfig(str(out), settings=["retinex.measure=luminance"], **config))
+    assert results["settings"] == {"retinex": {"measure": "luminance"}}
+    assert results["tasks"]["Relative_Reflectance"]["settings"] == {"measure": "luminance"}
+    assert results["identity"]["settings"] == {"retinex": {"measure": "luminance"}}
+    assert {s["decision"]["details"]["measure"] for s in _samples(out) if s["decision"]} == {"luminance"}
+    with pytest.raises(RunDirError, match="settings: was"):
+        run(RunConfig(str(out), resume=True, **config))  # the default is mean_rgb: a different run
+    defaults = run(RunConfig(str(tmp_path / "defaults"), **config))
+    assert defaults["tasks"]["Relative_Reflectance"]["settings"] == {"measure": "mean_rgb"}
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("retinex.shade=1", "retinex has no setting 'shade' \\(its settings: measure\\)"),
+    ("retinex.measure=median", "choose one of mean_rgb, luminance"),
+    ("dire.codec=png", "specialist 'dire' answers none of this run's tasks"),
+    ("measure=luminance", "write SPECIALIST.KEY=VALUE"),
+])
+def test_a_bad_setting_is_refused_before_any_question(setting, message, tmp_path):
+    with pytest.raises(ValueError, match=message):
+        run(RunConfig(str(tmp_path / "out"), benchmark="synthetic", synthetic_n=2, tasks=["Relative_Reflectance"],
+                      specialist=["retinex"], settings=[setting], progress=False))
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_specialist_setting_defaults_to_one_of_its_choices_and_is_listed(capsys):
+    from specialists.cli import main
+
+    specs = {spec.name: spec for spec in registry.all_specs()}
+    assert {s.name for s in specs["ordinal_shading"].settings} == {"resolution", "albedo", "measure"}
+    assert {s.name for s in specs["dire"].settings} == {"codec", "classifier", "unet_precision"}
+    assert specs["depth_anything"].default_checkpoint == "depth-anything-v1-large"
+    assert registry.default_for("Multi-view_Reasoning").name == "loftr_flow"
+    assert main(["ls"]) == 0
+    listed = capsys.readouterr().out
+    assert "--set depth_anything.resize=lower_bound (official v1 run.py" in listed and "or: transformers" in listed

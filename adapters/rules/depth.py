@@ -43,19 +43,19 @@ class DepthAnythingDepth(ModelSolver):
     specialist = "depth_anything"
     rule = "depth.depth_anything_disparity"
     inpaint = True
-    default_checkpoint = "depth-anything-v2-small"
+    default_checkpoint = "depth-anything-v1-large"
 
     def build_tiny(self):
         from specialists.depth_anything import DepthAnything
 
         o = self.options
-        return DepthAnything.tiny(o.seed, o.device, o.precision)
+        return DepthAnything.tiny(o.seed, o.device, o.precision, resize=self.settings["resize"])
 
     def build_real(self, path):
         from specialists.depth_anything import DepthAnything
 
         o = self.options
-        return DepthAnything.from_pretrained(path, o.device, o.precision, o.batch_size)
+        return DepthAnything.from_pretrained(path, o.device, o.precision, o.batch_size, self.settings["resize"])
 
     def model_input(self, question: MCQuestion):
         return scene_image(question, 0) if self.inpaint else question.images[0]

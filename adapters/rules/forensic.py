@@ -2,9 +2,10 @@
 
 BLINK asks in both directions, so the rule first reads the question's polarity, then takes the
 argmin (asked for the real one) or argmax (asked for the generated one) of the detector's score.
-Two named rules: `forensic.dire_classifier` (the DIRE classifier's fake probability) and
-`forensic.dire_reconstruction_error` (the raw reconstruction error, no classifier: the released
-classifiers are known to key on JPEG vs PNG).
+Two named rules: `forensic.dire_classifier` (the DIRE classifier's logit: images are ranked by
+it, not by the probability, which saturates to exactly 1.0 in float32 above a logit of about 17
+and would tie) and `forensic.dire_reconstruction_error` (the raw reconstruction error, no
+classifier: the released classifiers are known to key on JPEG vs PNG).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def image_index(choice: str) -> int:
 
 
 def forensic_decision(question: MCQuestion, fake_scores: list[float], rule: str, details: dict | None = None) -> Decision:
-    """fake_scores[i]: how generated image i looks (higher = more likely generated)."""
+    """fake_scores[i]: how generated image i looks (higher = more likely generated; a logit,
+    not a probability, so that confident images do not tie)."""
     wanted = polarity(question)
     scores = {}
     for letter, text in zip(question.letters, question.choices):
@@ -62,25 +64,57 @@ def forensic_decision(question: MCQuestion, fake_scores: list[float], rule: str,
     return Decision.from_scores(scores, rule, {"asks_for": wanted, "fake_scores": list(fake_scores), **(details or {})})
 
 
+# the classifier trained on DIRE images of each ADM (the official pairs them per dataset)
+PAIRED_CLASSIFIER = {"adm-256-uncond": "dire-imagenet-adm", "adm-lsun-bedroom": "dire-lsun-adm"}
+
+
+def classifier_for(adm_checkpoint: str, choice: str) -> str:
+    """The DIRE classifier's manifest name: `choice` itself, or for "paired" the classifier
+    trained on DIRE images of that ADM; an ADM with no known pair must name one."""
+    if choice != "paired":
+        return choice
+    if adm_checkpoint not in PAIRED_CLASSIFIER:
+        raise ValueError(f"--checkpoint {adm_checkpoint}: no DIRE classifier is known to pair with it; name one with "
+                         f"--set dire.classifier={' or '.join(sorted(set(PAIRED_CLASSIFIER.values())))}")
+    return PAIRED_CLASSIFIER[adm_checkpoint]
+
+
 class DireForensics(ModelSolver):
-    """`forensic.dire_classifier`: DIRE fake probability per image, argmin/argmax by polarity."""
+    """`forensic.dire_classifier`: DIRE classifier logit per image, argmin/argmax by polarity."""
 
     specialist = "dire"
     rule = "forensic.dire_classifier"
     default_checkpoint = "adm-256-uncond"
-    classifier_checkpoint: str | None = "dire-lsun-adm"
+    uses_classifier = True
+
+    @property
+    def unet_precision(self) -> str:
+        """`unet_precision`: auto = fp16 on CUDA (as the official script), the run's precision elsewhere."""
+        choice = self.settings["unet_precision"]
+        if choice == "auto":
+            return "fp16" if self.options.device.startswith("cuda") else self.options.precision
+        return choice
 
     def build_tiny(self):
         o = self.options
-        return DireDetector.tiny(o.seed, o.device, o.precision)
+        return DireDetector.tiny(o.seed, o.device, self.unet_precision, codec=self.settings.get("codec", "png"))
+
+    @property
+    def auxiliary_checkpoints(self):
+        classifier = getattr(self, "_classifier_ref", None)
+        return {"classifier": classifier} if classifier is not None else {}
 
     def build_real(self, path):
         from checkpoints import resolve
 
         o = self.options
-        classifier = resolve(self.classifier_checkpoint).path if self.classifier_checkpoint else None
-        return DireDetector.from_checkpoints(path, classifier, device=o.device, precision=o.precision,
-                                             batch_size=o.batch_size)
+        classifier = None
+        if self.uses_classifier:
+            resolved = resolve(classifier_for(self.options.checkpoint or self.default_checkpoint,
+                                              self.settings["classifier"]))
+            classifier, self._classifier_ref = resolved.path, resolved.ref
+        return DireDetector.from_checkpoints(path, classifier, device=o.device, precision=self.unet_precision,
+                                             batch_size=o.batch_size, codec=self.settings.get("codec", "png"))
 
     def model_input(self, question: MCQuestion):
         if len(question.images) < 2:
@@ -94,12 +128,13 @@ class DireForensics(ModelSolver):
         return [[next(scores) for _ in images] for images in inputs]
 
     def decision(self, question: MCQuestion, output) -> Decision:
-        if self.classifier_checkpoint:
-            values = [s.fake_probability for s in output]
+        details = {"reconstruction_error": [s.reconstruction_error for s in output]}
+        if self.uses_classifier:
+            values = [s.fake_logit for s in output]
+            details["fake_probability"] = [s.fake_probability for s in output]
         else:  # a generated image is reconstructed better: low error = likely generated
             values = [-s.reconstruction_error for s in output]
-        return forensic_decision(question, values, self.rule,
-                                 {"reconstruction_error": [s.reconstruction_error for s in output]})
+        return forensic_decision(question, values, self.rule, details)
 
 
 class DireReconstructionError(DireForensics):
@@ -107,4 +142,4 @@ class DireReconstructionError(DireForensics):
 
     specialist = "dire_error"
     rule = "forensic.dire_reconstruction_error"
-    classifier_checkpoint = None
+    uses_classifier = False

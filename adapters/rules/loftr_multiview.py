@@ -1,5 +1,6 @@
-"""Multi-view reasoning with LoFTR matches (the paper's specialist): essential-matrix rule
-`multiview.loftr_essential`, or the mean-horizontal-flow rule `multiview.loftr_flow`."""
+"""Multi-view reasoning with LoFTR matches (the paper's specialist): the mean-horizontal-flow rule
+`multiview.loftr_flow` (the default, as in the public reproduction), or the essential-matrix rule
+`multiview.loftr_essential`, which falls back to the flow rule where no essential matrix fits."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ class LoFTREssential(ModelSolver):
         return _frames(question)
 
     def decision(self, question: MCQuestion, output: Matches) -> Decision:
-        return essential_decision(question, output, self.rule)
+        fallback = LoFTRFlow.rule if self.settings["fallback"] == "flow" else None
+        return essential_decision(question, output, self.rule, fallback)
 
 
 class LoFTRFlow(LoFTREssential):

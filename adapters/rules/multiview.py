@@ -38,27 +38,43 @@ def camera_motion(matches: Matches, K: np.ndarray) -> tuple[np.ndarray, int]:
     """Second camera centre in the first camera's frame (unit length) and the pose inlier count.
 
     recoverPose gives R, t with X2 = R X1 + t, so camera 2 sits at C2 = -R^T t in frame 1.
+    Raises QuestionError when no essential matrix fits or no match lies in front of both cameras.
     """
     p0, p1 = matches.keypoints0.numpy().astype(np.float64), matches.keypoints1.numpy().astype(np.float64)
-    E, mask = cv2.findEssentialMat(p0, p1, K, method=cv2.USAC_MAGSAC, prob=0.999, threshold=1.0)
+    try:
+        E, mask = cv2.findEssentialMat(p0, p1, K, method=cv2.USAC_MAGSAC, prob=0.999, threshold=1.0)
+    except cv2.error as error:  # degenerate point sets make OpenCV raise rather than return None
+        raise QuestionError(f"no essential matrix fits the matches ({str(error).strip().splitlines()[-1]})") from error
     if E is None or E.shape != (3, 3):
         raise QuestionError("no essential matrix fits the matches")
     inliers, R, t, _ = cv2.recoverPose(E, p0, p1, K, mask=mask)
+    if inliers == 0:
+        raise QuestionError("no match lies in front of both cameras for the fitted essential matrix")
     centre = (-R.T @ t).reshape(3)
     return centre / max(np.linalg.norm(centre), 1e-12), int(inliers)
 
 
-def essential_decision(question: MCQuestion, matches: Matches, rule: str) -> Decision:
-    """Matches -> essential matrix (assumed intrinsics) -> relative pose -> sign of sideways motion."""
+def essential_decision(question: MCQuestion, matches: Matches, rule: str, fallback_rule: str | None = None) -> Decision:
+    """Matches -> essential matrix (assumed intrinsics) -> relative pose -> sign of sideways motion.
+
+    fallback_rule: when the essential matrix cannot be had (under 8 matches, no fit, no match in
+    front of both cameras), answer with `flow_decision` under this rule name, the reason in the
+    details; None: such a question fails with that reason.
+    """
     left, right = direction_letters(question)
-    _require_matches(question, matches)
-    width, height = question.images[0].size
-    centre, inliers = camera_motion(matches, assumed_intrinsics(width, height))
+    try:
+        _require_matches(question, matches, MIN_MATCHES)
+        width, height = question.images[0].size
+        centre, inliers = camera_motion(matches, assumed_intrinsics(width, height))
+    except QuestionError as failure:
+        if fallback_rule is None:
+            raise
+        return flow_decision(question, matches, fallback_rule, {"fallback_from": rule, "fallback_reason": str(failure)})
     details = {"camera2_centre_in_camera1": centre.tolist(), "pose_inliers": inliers, "matches": len(matches)}
     return Decision.from_scores({left: -centre[0], right: centre[0]}, rule, details)
 
 
-def flow_decision(question: MCQuestion, matches: Matches, rule: str) -> Decision:
+def flow_decision(question: MCQuestion, matches: Matches, rule: str, details: dict | None = None) -> Decision:
     """The sign of the mean horizontal displacement of matches.
 
     A camera orbiting left while it keeps the object centred turns right, so the background (most
@@ -66,14 +82,14 @@ def flow_decision(question: MCQuestion, matches: Matches, rule: str) -> Decision
     object slide the other way, which is where this rule fails.
     """
     left, right = direction_letters(question)
-    _require_matches(question, matches)
+    _require_matches(question, matches, 1)
     dx = float((matches.keypoints1[:, 0] - matches.keypoints0[:, 0]).mean())
-    return Decision.from_scores({left: -dx, right: dx}, rule, {"mean_dx_px": dx, "matches": len(matches)})
+    return Decision.from_scores({left: -dx, right: dx}, rule, {"mean_dx_px": dx, "matches": len(matches), **(details or {})})
 
 
-def _require_matches(question: MCQuestion, matches: Matches) -> None:
-    if len(matches) < MIN_MATCHES:
-        raise QuestionError(f"{question.idx}: only {len(matches)} matches between the two frames")
+def _require_matches(question: MCQuestion, matches: Matches, at_least: int) -> None:
+    if len(matches) < at_least:
+        raise QuestionError(f"{question.idx}: only {len(matches)} matches between the two frames (the rule needs {at_least})")
 
 
 def _frames(question: MCQuestion):
@@ -87,14 +103,15 @@ class EssentialDirection(Solver):
 
     specialist = "essential"
     rule = "multiview.essential_direction"
-    decision = staticmethod(essential_decision)
+    flow_rule = "multiview.mean_horizontal_flow"
 
     def __init__(self, options: SolverOptions) -> None:
         super().__init__(options)
         self.matcher = SiftMatcher()
 
     def decide(self, question: MCQuestion) -> Decision:
-        return self.decision(question, self.matcher(*_frames(question)), self.rule)
+        fallback = self.flow_rule if self.settings["fallback"] == "flow" else None
+        return essential_decision(question, self.matcher(*_frames(question)), self.rule, fallback)
 
 
 class MeanFlowDirection(EssentialDirection):
@@ -102,4 +119,6 @@ class MeanFlowDirection(EssentialDirection):
 
     specialist = "flow"
     rule = "multiview.mean_horizontal_flow"
-    decision = staticmethod(flow_decision)
+
+    def decide(self, question: MCQuestion) -> Decision:
+        return flow_decision(question, self.matcher(*_frames(question)), self.rule)

@@ -1,7 +1,7 @@
 """Relative reflectance from ordinal shading (Careaga & Aksoy): the IIW rule on its linear albedo.
 
 The networks see the scene with its markers inpainted; the points are read from the drawn
-markers; `reflectance_decision` compares the median albedo luminance over a small disc at A and
+markers; `reflectance_decision` compares the median albedo reflectance over a small disc at A and
 B with the IIW threshold and maps the options by their text.
 """
 
@@ -26,16 +26,18 @@ class OrdinalShadingReflectance(ModelSolver):
         from specialists.ordinal_shading import OrdinalShading
 
         o = self.options
-        return OrdinalShading.tiny(o.seed, o.device, o.precision, o.batch_size)
+        return OrdinalShading.tiny(o.seed, o.device, o.precision, o.batch_size, resolution=self.settings["resolution"],
+                                   albedo=self.settings["albedo"])
 
     def build_real(self, path):
         from specialists.ordinal_shading import OrdinalShading
 
         o = self.options
-        return OrdinalShading.from_checkpoint(path, device=o.device, precision=o.precision, batch_size=o.batch_size)
+        return OrdinalShading.from_checkpoint(path, device=o.device, precision=o.precision, batch_size=o.batch_size,
+                                              resolution=self.settings["resolution"], albedo=self.settings["albedo"])
 
     def model_input(self, question: MCQuestion):
         return scene_image(question, 0)
 
     def decision(self, question: MCQuestion, output: IntrinsicLayers) -> Decision:
-        return reflectance_decision(question, output, self.rule)
+        return reflectance_decision(question, output, self.rule, measure=self.settings["measure"])

@@ -1,8 +1,10 @@
 """Relative reflectance: which point has the darker surface colour, or about the same?
 
-The IIW rule (Bell et al. 2014, also BLINK's labels) on LINEAR albedo luminance l_A, l_B with a
-threshold delta: l_B / l_A > 1 + delta -> A is darker; l_A / l_B > 1 + delta -> B is darker;
-otherwise about the same. Any intrinsic specialist plugs in through `IntrinsicLayers`.
+The IIW rule (Bell et al. 2014, also BLINK's labels) on the LINEAR albedo reflectance l_A, l_B of
+the two points with a threshold delta: l_B / l_A > 1 + delta -> A is darker; l_A / l_B > 1 + delta
+-> B is darker; otherwise about the same. The reflectance of a point is the mean of its linear R,
+G, B (as WHDR's reference code compares it) or, as a named option, its Rec. 709 luminance. Any
+intrinsic specialist plugs in through `IntrinsicLayers`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ IIW_DELTA = 0.10
 SAMPLE_RADIUS = 3.0
 
 
-def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: str, delta: float = IIW_DELTA) -> Decision:
+def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: str, delta: float = IIW_DELTA,
+                         measure: str = "mean_rgb") -> Decision:
     """Scores: log-ratio margins past the threshold; "about the same" scores 0, so it wins exactly
     when neither point is darker by more than delta. Without such an option it is never chosen."""
     same = letter_for_word(question, "same")
@@ -32,7 +35,7 @@ def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: st
     if set(darker) != {"A", "B"}:
         raise QuestionError(f"{question.idx}: options {question.choices} are not 'A darker / B darker (/ same)'")
     points = marker_points(question, 0, ["A", "B"])
-    lum = {label: layers.luminance_at(*points[label], radius=SAMPLE_RADIUS) for label in ("A", "B")}
+    lum = {label: layers.reflectance_at(*points[label], radius=SAMPLE_RADIUS, measure=measure) for label in ("A", "B")}
     if min(lum.values()) <= 0:
         raise QuestionError(f"{question.idx}: non-positive albedo at a marker ({lum})")
     log_ratio = math.log(lum["B"] / lum["A"])  # > 0: A is darker
@@ -48,7 +51,7 @@ def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: st
         pred = darker["B"]
     else:
         pred = same if same is not None else darker["A" if log_ratio >= 0 else "B"]
-    details = {"albedo_luminance": lum, "delta": delta, "radius_px": SAMPLE_RADIUS}
+    details = {"albedo_reflectance": lum, "measure": measure, "delta": delta, "radius_px": SAMPLE_RADIUS}
     return Decision(scores, pred, rule, details=details)
 
 
@@ -63,4 +66,4 @@ class RetinexReflectance(Solver):
 
     def decide(self, question: MCQuestion) -> Decision:
         layers = self.retinex(scene_image(question, 0))
-        return reflectance_decision(question, layers, "reflectance.retinex_iid")
+        return reflectance_decision(question, layers, "reflectance.retinex_iid", measure=self.settings["measure"])
