@@ -17,6 +17,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tqdm import tqdm
+
 from .hashing import CHUNK, HashCache
 from .lock import HashMismatchError, LockFile
 from .locations import specialists_home
@@ -71,12 +73,16 @@ def download_url(url: str, dest: str | Path, sha256: str | None = None, timeout:
             digest, mode, received = hashlib.sha256(), "wb", 0
         total = response.headers.get("Content-Length")
         total = int(total) + received if total is not None else None
+        # a byte-count bar on a terminal only (disable=None), so logs and CI output stay clean
+        bar = tqdm(total=total, initial=received, unit="B", unit_scale=True, unit_divisor=1024,
+                   desc=dest.name, disable=None, leave=False)
         try:
-            with open(part, mode) as f:
+            with open(part, mode) as f, bar:
                 while block := response.read(CHUNK):
                     f.write(block)
                     digest.update(block)
                     received += len(block)
+                    bar.update(len(block))
         except (http.client.IncompleteRead, ConnectionError, TimeoutError, OSError) as err:
             raise FetchError(f"{url}: download interrupted after {received} bytes ({type(err).__name__}); "
                              f"run the same command again to resume from {part}") from None

@@ -102,10 +102,16 @@ class Matches:
 
 @dataclass(frozen=True)
 class IntrinsicLayers:
-    """Intrinsic decomposition in LINEAR light: albedo (3, H, W), shading (H, W); image = albedo * shading."""
+    """Intrinsic decomposition in LINEAR light: albedo (3, h, w), shading (h, w); image = albedo * shading.
+
+    image_size: (H, W) of the image when the layers were computed at a smaller working size
+    (a bounded method on a huge photograph); None: the layers are at the image's size. Readers
+    take points in the image's pixels either way.
+    """
 
     albedo: torch.Tensor
     shading: torch.Tensor
+    image_size: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         _check(self.albedo.ndim == 3 and self.albedo.shape[0] == 3, f"albedo must be (3, H, W), got {tuple(self.albedo.shape)}")
@@ -121,6 +127,13 @@ class IntrinsicLayers:
             per_pixel = (self.albedo.float() * weights).sum(0)
         else:
             raise ValueError(f"reflectance measure {measure!r}: choose mean_rgb or luminance")
+        if self.image_size is not None:  # image pixels -> working-size pixels (centres to centres)
+            factor = per_pixel.shape[1] / self.image_size[1]
+            _check(0 <= x < self.image_size[1] and 0 <= y < self.image_size[0],
+                   f"point ({x:.1f}, {y:.1f}) lies outside the {self.image_size[1]}x{self.image_size[0]} image")
+            x, y, radius = (x + 0.5) * factor - 0.5, (y + 0.5) * factor - 0.5, radius * factor
+            x = min(max(x, 0.0), per_pixel.shape[1] - 1.0)
+            y = min(max(y, 0.0), per_pixel.shape[0] - 1.0)
         return _disc_median(per_pixel, x, y, radius)
 
     def luminance_at(self, x: float, y: float, radius: float = 0.0) -> float:

@@ -57,16 +57,29 @@ def poisson_reintegrate(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
     return cv2.idct(solution)[:h, :w]
 
 
+# Long side Retinex works at: its float64 Poisson solve needs several copies of the image, which
+# on a 48 MP photograph is many gigabytes; larger images are decomposed at this size and the
+# layers carry the image's size, so points are still given in the image's pixels.
+MAX_SIDE = 1500
+
+
 @dataclass
 class Retinex:
     """threshold: |log-luminance step| counted as a reflectance edge; chroma_threshold likewise
-    for chromaticity steps (colour Retinex)."""
+    for chromaticity steps (colour Retinex); max_side: the working size's long side."""
 
     threshold: float = 0.08
     chroma_threshold: float = 0.03
+    max_side: int = MAX_SIDE
 
     def __call__(self, image: Image.Image | np.ndarray) -> IntrinsicLayers:
         rgb = np.asarray(image.convert("RGB") if isinstance(image, Image.Image) else image)
+        image_size = None
+        if max(rgb.shape[:2]) > self.max_side:
+            image_size = rgb.shape[:2]
+            scale = self.max_side / max(rgb.shape[:2])
+            size = (max(1, round(rgb.shape[1] * scale)), max(1, round(rgb.shape[0] * scale)))
+            rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
         linear = srgb_to_linear(rgb)
         eps = 1e-4
         lum = linear @ LUMA + eps
@@ -93,4 +106,5 @@ class Retinex:
         return IntrinsicLayers(
             albedo=torch.from_numpy(albedo.transpose(2, 0, 1).astype(np.float32)),
             shading=torch.from_numpy(shading.astype(np.float32)),
+            image_size=image_size,
         )

@@ -1,7 +1,10 @@
 """SIFT keypoint matching (OpenCV): the weight-free matcher behind `sift`, `essential` and `flow`.
 
 Image pair in, `Matches` out. Mutual nearest neighbours plus Lowe's ratio test keep the
-matches that RANSAC-style estimators downstream can use.
+matches that RANSAC-style estimators downstream can use. An image whose long side exceeds
+`max_side` is matched at that size (area-averaged) and its keypoints mapped back to its own
+pixels: SIFT's time and memory grow with the pixel count (a 48 MP photograph took minutes and
+gigabytes), and at most 4,000 keypoints are kept anyway.
 """
 
 from __future__ import annotations
@@ -16,24 +19,46 @@ from PIL import Image
 from .outputs import Matches
 
 
-def _gray(image: Image.Image | np.ndarray) -> np.ndarray:
+MAX_SIDE = 2000  # long side SIFT works at; larger images are shrunk and keypoints mapped back
+
+
+def _gray(image: Image.Image | np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
+    """Grey uint8 (h, w) at a long side of at most max_side, and the factor from its pixel
+    coordinates to the image's (1.0 when the image was small enough)."""
     array = np.asarray(image.convert("RGB") if isinstance(image, Image.Image) else image)
-    return cv2.cvtColor(array, cv2.COLOR_RGB2GRAY) if array.ndim == 3 else array
+    grey = cv2.cvtColor(array, cv2.COLOR_RGB2GRAY) if array.ndim == 3 else array
+    long_side = max(grey.shape[:2])
+    if long_side <= max_side:
+        return grey, 1.0
+    scale = max_side / long_side
+    size = (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale)))
+    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA), grey.shape[1] / size[0]
+
+
+def _to_image(points: list[tuple[float, float]], factor: float) -> list[tuple[float, float]]:
+    """Keypoint centres (x, y) at the working size -> the image's pixels (centres map to centres)."""
+    if factor == 1.0:
+        return points
+    return [((x + 0.5) * factor - 0.5, (y + 0.5) * factor - 0.5) for x, y in points]
 
 
 @dataclass
 class SiftMatcher:
-    """ratio: Lowe's ratio-test threshold; max_features: keypoints kept per image (0 = all)."""
+    """ratio: Lowe's ratio-test threshold; max_features: keypoints kept per image (0 = all);
+    max_side: the long side images are matched at (larger ones are shrunk, coordinates mapped back)."""
 
     ratio: float = 0.8
     max_features: int = 4000
+    max_side: int = MAX_SIDE
 
     def __post_init__(self) -> None:
         self._sift = cv2.SIFT_create(nfeatures=self.max_features)
 
     def __call__(self, image0: Image.Image | np.ndarray, image1: Image.Image | np.ndarray) -> Matches:
-        kp0, desc0 = self._sift.detectAndCompute(_gray(image0), None)
-        kp1, desc1 = self._sift.detectAndCompute(_gray(image1), None)
+        grey0, factor0 = _gray(image0, self.max_side)
+        grey1, factor1 = _gray(image1, self.max_side)
+        kp0, desc0 = self._sift.detectAndCompute(grey0, None)
+        kp1, desc1 = self._sift.detectAndCompute(grey1, None)
         if desc0 is None or desc1 is None or len(kp0) < 2 or len(kp1) < 2:
             empty = torch.zeros((0, 2))
             return Matches(empty, empty.clone(), torch.zeros(0))
@@ -49,13 +74,17 @@ class SiftMatcher:
         if not pairs:
             empty = torch.zeros((0, 2))
             return Matches(empty, empty.clone(), torch.zeros(0))
-        points = torch.tensor(pairs, dtype=torch.float32)  # (N, 2, 2)
-        return Matches(points[:, 0], points[:, 1], torch.tensor(confidence, dtype=torch.float32))
+        points0 = torch.tensor(_to_image([a for a, _ in pairs], factor0), dtype=torch.float32)
+        points1 = torch.tensor(_to_image([b for _, b in pairs], factor1), dtype=torch.float32)
+        return Matches(points0, points1, torch.tensor(confidence, dtype=torch.float32))
 
     def describe(self, image: Image.Image | np.ndarray, points: np.ndarray, size: float = 16.0) -> np.ndarray:
-        """SIFT descriptors computed AT given (x, y) points (N, 2) -> (N, 128), L2-normalised."""
-        keypoints = [cv2.KeyPoint(float(x), float(y), size) for x, y in points]
-        _, desc = self._sift.compute(_gray(image), keypoints)
+        """SIFT descriptors computed AT given (x, y) image points (N, 2) -> (N, 128), L2-normalised
+        (on a shrunk image the points and the patch size shrink with it)."""
+        grey, factor = _gray(image, self.max_side)
+        keypoints = [cv2.KeyPoint(float((x + 0.5) / factor - 0.5), float((y + 0.5) / factor - 0.5), size / factor)
+                     for x, y in points]
+        _, desc = self._sift.compute(grey, keypoints)
         if desc is None or len(desc) != len(points):
             raise ValueError("SIFT could not describe every point (too close to the border?)")
         return desc / np.maximum(np.linalg.norm(desc, axis=1, keepdims=True), 1e-8)

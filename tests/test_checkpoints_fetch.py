@@ -135,3 +135,28 @@ def test_fetch_with_manifest_hash_mismatch_leaves_nothing(server, tmp_path):
     home = tmp_path / "home"
     assert not (home / "toy").exists()
     assert LockFile(home).pinned("toy") is None
+
+
+def test_a_resumed_download_reports_its_progress_in_bytes(server, tmp_path, monkeypatch):
+    """The bar (drawn on a terminal only) starts at the bytes already there and ends at the total."""
+    import checkpoints.fetch as fetch_module
+
+    bars = []
+
+    class Recording(fetch_module.tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "disable": True})
+            self.seen = {"total": kwargs["total"], "initial": kwargs["initial"], "added": 0}
+            bars.append(self.seen)
+
+        def update(self, n=1):
+            self.seen["added"] += n
+
+    base, _, _ = server
+    dest = tmp_path / "w.bin"
+    with pytest.raises(FetchError):
+        download_url(f"{base}/cut.bin", dest)
+    monkeypatch.setattr(fetch_module, "tqdm", Recording)
+    download_url(f"{base}/cut.bin", dest)
+    half = len(PAYLOAD) // 2
+    assert bars == [{"total": len(PAYLOAD), "initial": half, "added": len(PAYLOAD) - half}]

@@ -56,8 +56,11 @@ def test_engine_preprocessing_reproduces_the_dpt_processor(model, shape):
     torch.testing.assert_close(ours, expected, atol=1e-5, rtol=0)
 
 
-def test_from_pretrained_refuses_weights_that_do_not_fit_the_config(model, tmp_path):
-    """transformers would initialise the missing tensors at random and only log it."""
+def test_from_pretrained_and_import_refuse_weights_that_do_not_fit_the_config(model, tmp_path, monkeypatch):
+    """transformers would initialise the missing tensors at random and only log it; `checkpoints
+    import` refuses such a folder before it is installed, with the same message."""
+    from checkpoints.install import import_checkpoint
+
     import json
 
     from safetensors.torch import load_file, save_file
@@ -71,6 +74,10 @@ def test_from_pretrained_refuses_weights_that_do_not_fit_the_config(model, tmp_p
     with pytest.raises(ValueError, match=r"do not fit the architecture its config names: 1 missing keys"):
         DepthAnything.from_pretrained(tmp_path)
     assert json.loads((tmp_path / "config.json").read_text())["model_type"] == "depth_anything"
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    with pytest.raises(ValueError, match=r"1 missing keys \(first: head\."):
+        import_checkpoint("depth-anything-v1-large", tmp_path)
+    assert not (tmp_path / "home" / "depth-anything-v1-large").exists()
 
 
 # The official v1 run.py rule worked by hand: scale = max(518 / h, 518 / w); each side rounded

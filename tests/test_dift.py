@@ -131,18 +131,35 @@ def test_engine_preprocessing_is_the_published_pil_resize_within_one_grey_level(
         assert (ours - reference).abs().max() <= 1.01 / 127.5
 
 
-def test_from_pretrained_refuses_a_unet_missing_tensors(dift, tmp_path):
-    """diffusers would initialise what the file lacks at random and only log it."""
+def test_from_pretrained_and_import_refuse_a_unet_missing_tensors(dift, tmp_path, monkeypatch):
+    """diffusers would initialise what the file lacks at random and only log it; `checkpoints
+    import` of the pipeline folder checks every weighted component of model_index.json first."""
+    import json
+
     from safetensors.torch import load_file, save_file
+
+    from checkpoints.install import import_checkpoint
 
     for part in ("vae", "unet", "scheduler", "text_encoder", "tokenizer"):
         getattr(dift, part).save_pretrained(tmp_path / part)
+    index = {"_class_name": "StableDiffusionPipeline", "unet": ["diffusers", "UNet2DConditionModel"],
+             "vae": ["diffusers", "AutoencoderKL"], "text_encoder": ["transformers", "CLIPTextModel"],
+             "tokenizer": ["transformers", "CLIPTokenizer"], "scheduler": ["diffusers", "DDIMScheduler"]}
+    (tmp_path / "model_index.json").write_text(json.dumps(index))
+    for name in ("merges.txt", "special_tokens_map.json", "vocab.json"):  # listed by the manifest; the tiny
+        path = tmp_path / "tokenizer" / name                              # tokenizer saves tokenizer.json only
+        if not path.exists():
+            path.write_text("{}" if name.endswith(".json") else "")
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    import_checkpoint("sd-2-1", tmp_path, link=True)  # complete: accepted
     weights = next((tmp_path / "unet").glob("*.safetensors"))
     state = load_file(str(weights))
     dropped = sorted(state)[0]
     save_file({k: v for k, v in state.items() if k != dropped}, str(weights), metadata={"format": "pt"})
     with pytest.raises(ValueError, match=rf"unet: its weights do not fit .*missing keys \(first: {dropped}"):
         DiftFeaturizer.from_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=rf"unet: its weights do not fit .*missing keys \(first: {dropped}"):
+        import_checkpoint("sd-2-1", tmp_path, link=True, repin=True)
 
 
 def test_different_images_draw_independent_noise(dift, monkeypatch):

@@ -61,3 +61,32 @@ def test_essential_sign_convention_on_rendered_orbits():
         centre, _ = camera_motion(matches, assumed_intrinsics(320, 240))
         right += np.sign(centre[0]) == np.sign(draft.truth["sideways_in_camera1"])
     assert right >= 5
+
+
+def test_sift_on_a_huge_photograph_works_at_a_bounded_size(monkeypatch):
+    """A 6000x4000 pair is matched at a long side of 2000 (the memory bound), and the matches
+    come back in the photograph's own pixels: a known 60 px shift reads as 60 px."""
+    rng = np.random.default_rng(0)
+    small = cv2.resize(procedural_texture(rng, 400, 600), (6060, 4000), interpolation=cv2.INTER_CUBIC)
+    first, second = small[:, :6000], small[:, 60:6060]  # second = first moved 60 px left
+    seen = []
+    matcher = SiftMatcher()
+    original = matcher._sift.detectAndCompute
+    monkeypatch.setattr(matcher, "_sift", type("Recording", (), {
+        "detectAndCompute": staticmethod(lambda grey, mask: seen.append(grey.shape) or original(grey, mask))})())
+    matches = matcher(first, second)
+    assert seen == [(1333, 2000), (1333, 2000)]
+    dx = (matches.keypoints1[:, 0] - matches.keypoints0[:, 0]).median()
+    assert len(matches) > 50 and abs(float(dx) + 60) < 3
+    assert float(matches.keypoints0[:, 0].max()) > 4000  # full-size coordinates, not working-size ones
+
+
+def test_retinex_on_a_huge_image_keeps_its_layers_small_and_reads_image_pixels():
+    rgb = np.full((3000, 4500, 3), 200, np.uint8)
+    rgb[:, 2250:] = 60  # the right half has the darker surface
+    layers = Retinex()(rgb)
+    assert tuple(layers.albedo.shape) == (3, 1000, 1500) and layers.image_size == (3000, 4500)
+    left, right = layers.reflectance_at(1000, 1500, 6), layers.reflectance_at(4000, 1500, 6)
+    assert right < left / 3
+    with pytest.raises(ValueError, match="outside the 4500x3000 image"):
+        layers.reflectance_at(4600, 10)

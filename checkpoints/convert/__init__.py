@@ -48,6 +48,9 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
     path = Path(path)
     if fmt in ("diffusers", "transformers"):
         _json_folder(path)
+        from .pretrained_folders import check_diffusers_folder, check_transformers_folder
+
+        (check_diffusers_folder if fmt == "diffusers" else check_transformers_folder)(path)
     elif fmt == "timm":
         _safetensors(path) if path.suffix == ".safetensors" else _plain_state_dict(path)
         if name is not None:
