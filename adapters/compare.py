@@ -396,11 +396,10 @@ def compare(
     refs = reference_scores()
     tasks = _ordered_tasks({t for m in (*specialists, *mllms) for t in m.tasks})
     reference_rows = {
-        "paper specialist": {t: r["specialist_accuracy"] for t, r in refs["tasks"].items()},
-        "GPT-4V (paper)": {t: r["gpt4v"] for t, r in refs["tasks"].items()},
-        "Gemini Pro (paper)": {t: r["gemini_pro"] for t, r in refs["tasks"].items()},
+        "paper specialist": {t: r["specialist_accuracy"] for t, r in refs["tasks"].items() if r.get("specialist")},
         "human (paper)": {t: r["human"] for t, r in refs["tasks"].items()},
         "random (paper)": {t: r["random"] for t, r in refs["tasks"].items()},
+        **{f"{model} (paper, {refs['mllms_split']})": scores for model, scores in refs.get("mllms", {}).items()},
     }
     return {
         "schema_version": COMPARISON_SCHEMA_VERSION,
@@ -412,7 +411,8 @@ def compare(
         "tasks": tasks,
         "models": {m.name: _model_json(m) for m in (*specialists, *mllms)},
         "random_expected": _random_expected(key, options),
-        "reference": {"source": refs["source"], "specialists": {t: r["specialist"] for t, r in refs["tasks"].items()},
+        "reference": {"source": refs["source"],
+                      "specialists": {t: r["specialist"] for t, r in refs["tasks"].items() if r.get("specialist")},
                       "rows": reference_rows},
         **statistics(specialists, mllms, key),
     }

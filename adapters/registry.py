@@ -53,6 +53,7 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Multi-view_Reasoning": "loftr_flow",
     "Forensic_Detection": "dire",
     "Relative_Reflectance": "ordinal_shading",
+    "Jigsaw": "seam",  # the paper ran no specialist here; the weight-free seam rule is ours
     **{task: "prototype" for task in COMBO_TASKS},  # ComBo's clustering & retrieval
 }
 WEIGHT_FREE_DEFAULTS: dict[str, str] = {
@@ -60,6 +61,7 @@ WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Multi-view_Reasoning": "essential",
     "Relative_Reflectance": "retinex",
     "Relative_Depth": "lower_is_closer",
+    "Jigsaw": "seam",
 }
 
 
@@ -173,6 +175,9 @@ def _builtin_specs() -> None:
                             "IIW rule (delta 0.10)",
                             _lazy(".rules.ordinal_reflectance", "OrdinalShadingReflectance"),
                             default_checkpoint="ordinal-shading-v1", settings=ORDINAL_SHADING_SETTINGS))
+    register(SpecialistSpec("seam", ("Jigsaw",), "classical",
+                            "seam continuity: the piece whose borders continue the picture beside its blacked-out corner",
+                            _lazy(".rules.jigsaw", "JigsawSeam")))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))

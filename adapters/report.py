@@ -84,18 +84,22 @@ def _random_expected(runs: Sequence[Run], task: str) -> float | None:
 def markdown(runs: Sequence[Run]) -> str:
     refs = reference_scores()
     tasks = _tasks_in(runs)
-    head = ["Task", *(run.label for run in runs), "random (expected)", "human (paper)", "paper specialist"]
+    head = ["Task", *(run.label for run in runs), "random (expected)", "human (paper)", "paper specialist",
+            "best MLLM (paper)"]
     lines = ["# Specialist results", "", "Accuracy % with 95% Wilson CI per task; the macro mean with a 95% bootstrap CI (questions resampled within tasks).", ""]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for task in tasks:
         ref = refs["tasks"].get(task, {})
-        paper = f"{ref['specialist']} {_pct(ref['specialist_accuracy'])}" if ref else "-"
+        paper = f"{ref['specialist']} {_pct(ref['specialist_accuracy'])}" if ref.get("specialist") else "-"
+        best = best_mllm(refs, task)
+        best_text = f"{best[0]} {_pct(best[1])}" if best else "-"
         cells = [_cell(run.results["tasks"].get(task), _mixed(run)) for run in runs]
         lines.append(
-            "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper]) + " |"
+            "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper,
+                               best_text]) + " |"
         )
     for key, name in (("macro_accuracy", "**macro mean** (BLINK's headline)"), ("micro_accuracy", "micro mean")):
-        lines.append("| " + " | ".join([name, *(_pct(run.results.get(key)) for run in runs), "", "", ""]) + " |")
+        lines.append("| " + " | ".join([name, *(_pct(run.results.get(key)) for run in runs), "", "", "", ""]) + " |")
     for run in runs:
         r = run.results
         lines += ["", f"## {run.label}", ""]
@@ -150,9 +154,23 @@ def csv_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
         ref = refs["tasks"].get(task)
         if ref:
             rows.append({"source": refs["source"], "model": "human (paper)", "task": task, "accuracy": ref["human"]})
-            rows.append({"source": refs["source"], "model": f"{ref['specialist']} (paper)", "task": task,
-                         "accuracy": ref["specialist_accuracy"]})
+            if ref.get("specialist"):
+                rows.append({"source": refs["source"], "model": f"{ref['specialist']} (paper)", "task": task,
+                             "accuracy": ref["specialist_accuracy"]})
+        for model, scores in refs.get("mllms", {}).items():
+            if task in scores:
+                rows.append({"source": refs["source"], "model": f"{model} (paper, {refs['mllms_split']})", "task": task,
+                             "accuracy": scores[task]})
     return rows
+
+
+def best_mllm(refs: dict, task: str) -> tuple[str, float] | None:
+    """The paper's best MLLM on a task (name, accuracy), from its Table 1 rows."""
+    scored = [(scores[task], model) for model, scores in refs.get("mllms", {}).items() if task in scores]
+    if not scored:
+        return None
+    accuracy, model = max(scored)
+    return model, accuracy
 
 
 def bar_chart(runs: Sequence[Run], path: Path) -> None:
@@ -183,7 +201,7 @@ def bar_chart(runs: Sequence[Run], path: Path) -> None:
     # reference marks: each its own shape and colour, drawn over the bars
     for marker, key, name, colour in (("D", "specialist_accuracy", "paper specialist", "black"),
                                       ("^", "human", "human (paper)", "tab:green")):
-        ys = [100 * refs[t][key] if t in refs else np.nan for t in tasks]
+        ys = [100 * refs[t][key] if refs.get(t, {}).get(key) is not None else np.nan for t in tasks]
         ax.scatter(x, ys, marker=marker, s=45, color=colour, edgecolors="white", linewidths=0.8, label=name, zorder=3)
     rand = [100 * v if (v := _random_expected(runs, t)) is not None else np.nan for t in tasks]
     ax.hlines(rand, x - 0.42, x + 0.42, colors="0.45", linestyles="dashed", linewidth=1.2, label="random (expected)",

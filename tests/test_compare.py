@@ -166,9 +166,23 @@ def test_reproduces_blink_published_validation_numbers(tmp_path):
     gpt4v = models["GPT4V"]["tasks"]
     assert round(100 * gpt4v["Visual_Correspondence"]["accuracy"], 2) == 33.72
     assert round(100 * gpt4v["Relative_Depth"]["accuracy"], 2) == 59.68
-    # Every per-task number the paper publishes for GPT-4V matches (reference_scores.json).
-    for task, value in comparison["reference"]["rows"]["GPT-4V (paper)"].items():
-        assert round(gpt4v[task]["accuracy"], 4) == value, task
+    # Every per-task number the paper publishes (Table 1, validation; reference_scores.json) is
+    # what the saved predictions score, for all 19 models, but one: GPT-4V's Functional_Correspondence
+    # is published as 26.15 and scores 25.38 from its saved file (one question of 130).
+    saved_name = {"GPT-4V": "GPT4V", "Gemini Pro": "GeminiProVision", "GPT-4o": "GPT4o", "GPT-4 Turbo": "GPT4Turbo",
+                  "Claude 3 Opus": "OPUS", "Qwen-VL-Max": "QwenVLMax", "MiniGPT-4-v2": "MiniGPT-4-v2",
+                  "OpenFlamingo-v2": "flamingov2", "InstructBLIP-7B": "instructblip_7b",
+                  "InstructBLIP-13B": "instructblip_13b", "LLaVA-internLM2-7B": "llava-internlm2-7b",
+                  "Yi-VL-6B": "Yi_VL_6B", "Yi-VL-34B": "Yi_VL_34B", "LLaVA-v1.5-7B-xtuner": "llava-v1.5-7b-xtuner",
+                  "LLaVA-v1.5-13B-xtuner": "llava-v1.5-13b-xtuner", "CogVLM": "cogvlm-chat",
+                  "LLaVA-v1.5-7B": "llava_v1.5_7b", "LLaVA-v1.5-13B": "llava_v1.5_13b", "LLaVA-v1.6-34B": "llava-v1.6-34b"}
+    published = {name[: -len(" (paper, val)")]: row for name, row in comparison["reference"]["rows"].items()
+                 if name.endswith(" (paper, val)")}
+    assert set(published) == set(saved_name)
+    differing = [(paper, task) for paper, row in published.items() for task, value in row.items()
+                 if round(models[saved_name[paper]]["tasks"][task]["accuracy"], 4) != value]
+    assert differing == [("GPT-4V", "Functional_Correspondence")]
+    assert round(100 * gpt4v["Functional_Correspondence"]["accuracy"], 2) == 25.38
     # BLINK scored its extracted predictions by exact match: "(C) Point C" was wrong there. Lenient
     # extraction would count it and move GPT-4V's Visual_Correspondence off the published number.
     lenient = compare([], [f"GPT4V={SHARED / 'saved_val_predictions' / 'GPT4V.json'}"],

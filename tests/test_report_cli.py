@@ -28,7 +28,8 @@ def test_report_tables_and_plot(blink_root, tmp_path):
     paths = write_report([tmp_path / "r1"])
     assert paths["markdown"].parent == tmp_path / "r1"
     text = paths["markdown"].read_text()
-    assert "| Relative_Depth |" in text and "Depth Anything 97.58" in text and "99.59" in text
+    assert "| Relative_Depth |" in text and "Depth Anything 97.58" in text and "99.19" in text  # human, Table 1
+    assert "GPT-4o 74.19" in text  # the best MLLM the paper reports on the task
     assert "r1: random (baseline)" in text and "macro mean" in text
     rows = list(csv.DictReader(open(paths["csv"])))
     depth = {r["model"]: r for r in rows if r["task"] == "Relative_Depth"}

@@ -34,7 +34,7 @@ def test_written_set_is_blink_format_deterministic_and_cached(tmp_path, monkeypa
 
 @pytest.mark.slow
 def test_weight_free_specialists_beat_chance_clearly(tmp_path, monkeypatch):
-    """8 questions per task: chance is 25% (correspondence), 50% (multi-view), 33% (reflectance)."""
+    """8 questions per task: chance is 25% (correspondence), 50% (multi-view, jigsaw), 33% (reflectance)."""
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     results = run(RunConfig(str(tmp_path / "run"), benchmark="synthetic", synthetic_n=8, progress=False))
     tasks = results["tasks"]
@@ -44,4 +44,5 @@ def test_weight_free_specialists_beat_chance_clearly(tmp_path, monkeypatch):
     assert tasks["Multi-view_Reasoning"]["accuracy"] >= 0.875
     assert tasks["Relative_Reflectance"]["specialist"] == "retinex"
     assert tasks["Relative_Reflectance"]["accuracy"] >= 0.625
+    assert tasks["Jigsaw"]["specialist"] == "seam" and tasks["Jigsaw"]["accuracy"] >= 0.875
     assert results["benchmark"] == "synthetic" and results["data"]["generator"]["n"] == 8

@@ -27,7 +27,7 @@ from ..markers.render import MarkerStyle, draw_points
 from .generators import GENERATORS
 from .textures import TextureSource
 
-SYNTH_VERSION = 2  # 2: BLINK's own marker style by default
+SYNTH_VERSION = 3  # 2: BLINK's own marker style by default; 3: Jigsaw
 MARKER_STYLES = ("blink", "varied")
 
 

@@ -13,6 +13,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from ..markers.blink_draw import blink_jpeg
 from .scene3d import look_at, random_scene, render
 from .textures import TextureSource
 
@@ -260,9 +261,53 @@ def relative_reflectance(rng: np.random.Generator, textures: TextureSource) -> D
     raise RuntimeError(f"no point pair with answer {target} found")
 
 
+JIGSAW_QUESTION = ("Given the first image with the lower right corner missing, can you tell which one of the second "
+                   "image or the third image is the missing part? Imagine which image would be more appropriate to "
+                   "place in the missing spot. You can also carefully observe and compare the edges of the images.")
+
+
+def jigsaw(rng: np.random.Generator, textures: TextureSource) -> Draft:
+    """A picture with its lower-right corner blacked out; the cut corner and a wrong piece of
+    the same size, either from elsewhere in the same picture (half the time: the harder kind,
+    same colours and textures) or from another picture. Every image goes through BLINK's JPEG.
+
+    The hole covers 30-50% of each side. The wrong piece from the same picture is taken at
+    least a third of a piece away from the corner, so it is not a shifted copy of the answer.
+    """
+    hole_h, hole_w = int(HEIGHT * rng.uniform(0.3, 0.5)), int(WIDTH * rng.uniform(0.3, 0.5))
+    same_picture = bool(rng.random() < 0.5)
+    # a wider canvas when the wrong piece comes from the same picture: room for it to the left
+    canvas = textures.sample(HEIGHT, WIDTH + (hole_w if same_picture else 0))
+    picture = canvas[:, canvas.shape[1] - WIDTH:]
+    piece = picture[HEIGHT - hole_h:, WIDTH - hole_w:].copy()
+    if same_picture:
+        y = int(rng.integers(0, HEIGHT - hole_h + 1))
+        x = int(rng.integers(0, canvas.shape[1] - hole_w + 1))
+        while abs(y - (HEIGHT - hole_h)) < hole_h // 3 and abs(x - (canvas.shape[1] - hole_w)) < hole_w // 3:
+            y, x = int(rng.integers(0, HEIGHT - hole_h + 1)), int(rng.integers(0, canvas.shape[1] - hole_w + 1))
+        wrong = canvas[y : y + hole_h, x : x + hole_w].copy()
+    else:
+        wrong = textures.sample(hole_h, hole_w)
+    holed = picture.copy()
+    holed[HEIGHT - hole_h:, WIDTH - hole_w:] = 0
+    answer = "AB"[int(rng.integers(2))]
+    candidates = [piece, wrong] if answer == "A" else [wrong, piece]
+    return Draft(
+        images=[blink_jpeg(holed), *(blink_jpeg(c) for c in candidates)],
+        points={},
+        lead="",
+        question=JIGSAW_QUESTION,
+        choices=("the second image", "the third image"),
+        answer=answer,
+        truth={"hole": [int(WIDTH - hole_w), int(HEIGHT - hole_h), int(hole_w), int(hole_h)],
+               "wrong_piece": "same picture" if same_picture else "another picture"},
+    )
+
+
 GENERATORS: dict[str, Callable[[np.random.Generator, TextureSource], Draft]] = {
     "Visual_Correspondence": visual_correspondence,
     "Multi-view_Reasoning": multi_view,
     "Relative_Depth": relative_depth,
     "Relative_Reflectance": relative_reflectance,
+    "Jigsaw": jigsaw,  # last: each task's questions are seeded by its position, so the others stay as they were
 }
