@@ -70,7 +70,8 @@ def test_tiny_detector_batches_and_scores():
 
 
 from adapters.questions import MCQuestion, QuestionError, QuestionSource  # noqa: E402
-from adapters.rules.forensic import forensic_decision, image_index, polarity  # noqa: E402
+from adapters.rules.choices import image_index  # noqa: E402
+from adapters.rules.forensic import forensic_decision, polarity  # noqa: E402
 
 CHOICES = ("the first image", "the second image", "the third image", "the fourth image")
 

@@ -15,14 +15,13 @@ import re
 from specialists.dire import DireDetector
 
 from ..questions import Decision, MCQuestion, QuestionError
+from .choices import image_index
 from .model_solver import ModelSolver
 
 _REAL = re.compile(r"\b(real|authentic|genuine)\b", re.IGNORECASE)
 _FAKE = re.compile(r"\b(generated|fake|synthetic|synthesi[sz]ed|artificial)\b", re.IGNORECASE)
 _NOT_FAKE = re.compile(r"\bnot\s+(?:ai[- ]?)?(?:generated|fake|synthetic)\b", re.IGNORECASE)
 _ASKING = re.compile(r"[^.?!\n]*\?")
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "1": 0, "2": 1, "3": 2, "4": 3, "5": 4}
-_CHOICE = re.compile(r"\b(first|second|third|fourth|fifth)\b|\bimage\s*#?\s*([1-5])\b", re.IGNORECASE)
 
 
 def polarity(question: MCQuestion) -> str:
@@ -41,14 +40,6 @@ def polarity(question: MCQuestion) -> str:
         raise QuestionError(f"{question.idx}: cannot tell whether the question asks for the real or the generated "
                             f"image: {sentence.strip()[:160]!r}")
     return "real" if asks_real else "fake"
-
-
-def image_index(choice: str) -> int:
-    """"the third image" / "Image 3" -> 2."""
-    match = _CHOICE.search(choice)
-    if match is None:
-        raise QuestionError(f"option {choice!r} names no image")
-    return _ORDINALS[(match.group(1) or match.group(2)).lower()]
 
 
 def forensic_decision(question: MCQuestion, fake_scores: list[float], rule: str, details: dict | None = None) -> Decision:

@@ -20,14 +20,13 @@ import numpy as np
 
 from ..questions import Decision, MCQuestion, QuestionError
 from ..solver import Solver
+from .choices import image_options
 
 DARK = 16  # a pixel whose brightest channel is below this is part of the blacked-out corner
 PIECE_DARK = 40  # looser: confirming a corner of known size only needs most of it dark
 JPEG_MARGIN = 2  # pixels beside the hole skipped: JPEG bleeds the black into them
 STRIP = 3  # rows (columns) compared on each side of the seam
 GRADIENT_WEIGHT = 0.5  # how much the gradient's continuity counts beside the value's
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-_IMAGE_WORD = re.compile(r"\b(first|second|third|fourth)\b|\bimage\s*#?\s*([1-4])\b", re.IGNORECASE)
 
 
 def find_hole(image: np.ndarray) -> tuple[int, int]:
@@ -120,14 +119,6 @@ def to_lower_right(image: np.ndarray, bottom: bool, right: bool) -> np.ndarray:
     return np.ascontiguousarray(image)
 
 
-def candidate_image(choice: str) -> int:
-    """"the second image" -> 1 (the index of the image the option names)."""
-    match = _IMAGE_WORD.search(choice)
-    if match is None:
-        raise QuestionError(f"option {choice!r} names no image")
-    return _ORDINALS[match.group(1).lower()] if match.group(1) else int(match.group(2)) - 1
-
-
 class JigsawSeam(Solver):
     """`jigsaw.seam_continuity`: the candidate whose borders continue the image beside the hole."""
 
@@ -140,12 +131,8 @@ class JigsawSeam(Solver):
             raise QuestionError(f"{question.idx}: Jigsaw needs the picture and two pieces, got {len(images)} image(s)")
         bottom, right = missing_corner(question)
         picture = to_lower_right(np.asarray(images[0].convert("RGB")), bottom, right)
-        pieces = {}
-        for letter, choice in zip(question.letters, question.choices):
-            index = candidate_image(choice)
-            if not 1 <= index < len(images):
-                raise QuestionError(f"{question.idx}: option {choice!r} names image {index + 1} of {len(images)}")
-            pieces[letter] = to_lower_right(np.asarray(images[index].convert("RGB")), bottom, right)
+        pieces = {letter: to_lower_right(np.asarray(images[index].convert("RGB")), bottom, right)
+                  for letter, index in image_options(question).items()}
         # the pieces' own size places the hole exactly when they were cut at it; else find it
         corner = hole_from_pieces(picture, list(pieces.values()))
         x0, y0 = corner if corner is not None else find_hole(picture)

@@ -1,0 +1,111 @@
+"""Visual_Similarity and Art_Style: DINOv2 cosine and VGG-19 Gram distance to the reference image."""
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from adapters.evaluate import RunConfig, run
+from adapters.questions import MCQuestion, QuestionError, QuestionSource
+from adapters.rules.similarity import DinoSimilarity, VggStyleSimilarity, reference_and_options
+from specialists.dinov2 import Dinov2Embedder
+from specialists.outputs import Embedding
+from specialists.style_gram import STYLE_LAYERS, StyleGrams, VggStyle, gram, style_distance
+
+CHOICES = ("the second image", "the third image")
+QUESTION = ("Given three similar but different images, take the first image as reference. Can you tell which one of "
+            "the latter two images is most similar to the first one?")
+
+
+def _image(seed, shape=(48, 64)):
+    return Image.fromarray(np.random.default_rng(seed).integers(0, 255, (*shape, 3), dtype=np.uint8))
+
+
+def _question(task="Visual_Similarity", images=3, choices=CHOICES):
+    return MCQuestion(f"val_{task}_1", task, QUESTION, choices, None, QuestionSource("t", "val"), question=QUESTION,
+                      _images=[_image(i) for i in range(images)])
+
+
+def test_the_reference_is_the_image_no_option_names():
+    assert reference_and_options(_question()) == (0, {"A": 1, "B": 2})
+    assert reference_and_options(_question(choices=("Image 1", "Image 3"))) == (1, {"A": 0, "B": 2})
+    with pytest.raises(QuestionError, match="no reference"):
+        reference_and_options(_question(images=2, choices=("Image 1", "Image 2")))
+
+
+def test_cosine_rule_picks_the_most_similar_embedding():
+    solver = DinoSimilarity.__new__(DinoSimilarity)  # the rule alone
+    reference = Embedding(torch.tensor([1.0, 0.0, 0.0]))
+    near, far = Embedding(torch.tensor([0.9, 0.1, 0.0])), Embedding(torch.tensor([0.0, 1.0, 0.0]))
+    decision = solver.decision(_question(), [reference, far, near])
+    assert decision.pred == "B" and decision.details["cosine"]["B"] == pytest.approx(0.9939, abs=1e-4)
+
+
+def test_gram_is_the_normalised_channel_product_and_its_distance_is_zero_for_one_style():
+    features = torch.tensor([[[1.0, 2.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]])  # (C=2, 2, 2)
+    # rows (1, 2, 0, 1) and (0, 1, 1, 0): products 6, 2, 2 over C h w = 8
+    torch.testing.assert_close(gram(features), torch.tensor([[6.0, 2.0], [2.0, 2.0]]) / 8)
+    a = StyleGrams({"relu1_1": torch.eye(2)})
+    b = StyleGrams({"relu1_1": 2 * torch.eye(2)})
+    assert style_distance(a, a) == 0.0 and style_distance(a, b) == pytest.approx(1.0)  # |I - 2I|^2 / |I|^2
+
+
+def test_gram_rule_picks_the_closest_style():
+    solver = VggStyleSimilarity.__new__(VggStyleSimilarity)
+    reference = StyleGrams({"relu1_1": torch.eye(2)})
+    same, other = StyleGrams({"relu1_1": 1.1 * torch.eye(2)}), StyleGrams({"relu1_1": torch.ones(2, 2)})
+    assert solver.decision(_question("Art_Style"), [reference, same, other]).pred == "A"
+
+
+def test_tiny_vgg_keeps_vgg19s_layer_indices():
+    from torchvision.models import vgg19
+
+    with torch.device("meta"):
+        real = vgg19(weights=None).features
+    tiny = VggStyle.tiny()
+    for name, index in STYLE_LAYERS.items():
+        assert isinstance(real[index], torch.nn.ReLU) and isinstance(tiny.features[index], torch.nn.ReLU), name
+        assert isinstance(real[index - 1], torch.nn.Conv2d)
+    grams = tiny([_image(0), _image(1, (90, 40))])
+    assert set(grams[0].grams) == set(STYLE_LAYERS)
+
+
+def test_a_file_that_is_not_vgg19_is_refused(tmp_path):
+    from checkpoints.convert.vgg import vgg19_state_dict
+
+    path = tmp_path / "vgg19-dcbb9e9d.pth"
+    # the tiny instance's first 21 layers (9 convolutions) under torchvision's names, at small widths
+    torch.save({f"features.{k}": v for k, v in VggStyle.tiny().features.state_dict().items()}, path)
+    with pytest.raises(ValueError, match=r"not torchvision's VGG-19 weights: 20 missing \(first: classifier.0.bias.*"
+                                         r"18 misshapen \(first: features.0.bias"):
+        vgg19_state_dict(path)
+
+
+def test_dinov2_engine_preprocessing_is_the_image_processor():
+    model = Dinov2Embedder.tiny()
+    image = _image(3, (70, 90))
+    expected = model.processor(images=image, return_tensors="pt")["pixel_values"]
+    ours = model.preprocess(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
+    torch.testing.assert_close(ours, expected, atol=1e-5, rtol=0)
+
+
+def test_dinov2_folder_loads_strictly(tmp_path):
+    model = Dinov2Embedder.tiny()
+    model.model.save_pretrained(tmp_path)
+    model.processor.save_pretrained(tmp_path)
+    loaded = Dinov2Embedder.from_pretrained(tmp_path)
+    image = _image(4)
+    torch.testing.assert_close(loaded([image])[0].vector, model([image])[0].vector, atol=1e-5, rtol=0)
+
+
+def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    rows = [BlinkRow(task, k, QUESTION, CHOICES, "AB"[k % 2], [_image(10 * k + i) for i in range(3)])
+            for task in ("Visual_Similarity", "Art_Style") for k in (1, 2)]
+    write_blink_folder(tmp_path / "blink", rows)
+    results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), checkpoint="tiny-random",
+                            progress=False))
+    assert {t: (v["specialist"], v["n"], v["errors"]) for t, v in results["tasks"].items()} == {
+        "Visual_Similarity": ("dinov2", 2, 0), "Art_Style": ("vgg_gram", 2, 0)}
