@@ -57,6 +57,9 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Jigsaw": "seam",
     "Visual_Similarity": "dinov2",  # DINOv2-S cosine: 82.96 in a public reproduction on real val
     "Art_Style": "vgg_gram",
+    "Counting": "owlv2",
+    "Spatial_Relation": "owlv2",
+    "Object_Localization": "owlv2",
     **{task: "prototype" for task in COMBO_TASKS},  # ComBo's clustering & retrieval
 }
 WEIGHT_FREE_DEFAULTS: dict[str, str] = {
@@ -98,6 +101,11 @@ ORDINAL_SHADING_SETTINGS = (
     Setting("albedo", "network", ("network", "image"),
             "official: albedo = linear image / shading at network size, then resized with anti-aliasing"),
     REFLECTANCE_MEASURE,
+)
+OWLV2_SETTINGS = (
+    Setting("threshold", "0.1", ("0.1", "0.05", "0.2", "0.3"),
+            "Counting counts boxes scoring at least this (transformers' OWLv2 example uses 0.1; not tuned here: "
+            "tuning needs the real weights)"),
 )
 DIRE_UNET_PRECISION = Setting("unet_precision", "auto", ("auto", "fp16", "fp32"),
                               "official compute_dire.sh runs ADM with use_fp16: fp16 on CUDA (auto), "
@@ -187,6 +195,11 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("vgg_gram", ("Art_Style",), "neural",
                             "style statistics: Gram matrices of VGG-19 relu1_1-relu4_1, the option closest to the reference",
                             _lazy(".rules.similarity", "VggStyleSimilarity"), default_checkpoint="vgg19.tv_in1k"))
+    register(SpecialistSpec("owlv2", ("Counting", "Spatial_Relation", "Object_Localization"), "neural",
+                            "OWLv2 open-vocabulary boxes of the question's objects: counted (Counting), their geometry "
+                            "(Spatial_Relation; depth relations abstain), IoU with the drawn boxes (Object_Localization)",
+                            _lazy(".rules.detection", "Owlv2Tasks"), default_checkpoint="owlv2-base",
+                            settings=OWLV2_SETTINGS))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))

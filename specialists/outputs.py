@@ -163,6 +163,29 @@ class ForensicScore:
 
 
 @dataclass(frozen=True)
+class Detections:
+    """An open-vocabulary detector's output for one image: boxes (N, 4) as (x0, y0, x1, y1) in the
+    image's pixels, scores (N,) in [0, 1], labels (N,) the index of the text query each box
+    answers. Every candidate box is kept (no threshold): rules choose theirs."""
+
+    boxes: torch.Tensor
+    scores: torch.Tensor
+    labels: torch.Tensor
+    queries: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        n = self.boxes.shape[0]
+        _check(self.boxes.ndim == 2 and self.boxes.shape[1] == 4, f"boxes must be (N, 4), got {tuple(self.boxes.shape)}")
+        _check(self.scores.shape == (n,) and self.labels.shape == (n,), "scores and labels must be (N,) like boxes")
+
+    def of_query(self, query: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(boxes (M, 4), scores (M,)) answering text query `query`, best first."""
+        keep = self.labels == query
+        order = torch.argsort(self.scores[keep], descending=True)
+        return self.boxes[keep][order], self.scores[keep][order]
+
+
+@dataclass(frozen=True)
 class Embedding:
     """A global image embedding: vector (D,)."""
 

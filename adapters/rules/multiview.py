@@ -82,7 +82,9 @@ def flow_decision(question: MCQuestion, matches: Matches, rule: str, details: di
     object slide the other way, which is where this rule fails.
     """
     left, right = direction_letters(question)
-    _require_matches(question, matches, 1)
+    if len(matches) == 0:  # no evidence either way: an abstention, not a failure of the pipeline
+        reason = {"matches": 0, "abstain_reason": "no match between the two frames", **(details or {})}
+        return Decision.from_scores({left: float("nan"), right: float("nan")}, rule, reason)
     dx = float((matches.keypoints1[:, 0] - matches.keypoints0[:, 0]).mean())
     return Decision.from_scores({left: -dx, right: dx}, rule, {"mean_dx_px": dx, "matches": len(matches), **(details or {})})
 

@@ -1,0 +1,176 @@
+"""Counting, Spatial_Relation and Object_Localization from an open-vocabulary detector (`owlv2`).
+
+The object phrases come from the question (`phrases`); the detector looks for them; a rule per
+task turns the boxes into a choice:
+
+- `counting.owlv2_count`: boxes of the counted object scoring at least `threshold`, overlapping
+  duplicates removed (NMS, IoU 0.5); the option nearest to that count;
+- `spatial.owlv2_boxes`: the best box of each object; the relation decided from their geometry
+  (left/right/above/below by centres, on, inside, touching, near/far); in front of / behind need
+  depth, which two boxes do not give: the rule abstains and says so;
+- `localization.owlv2_iou`: the best box of the object; the drawn box (from the marker step)
+  that overlaps it most (IoU) wins.
+"""
+
+from __future__ import annotations
+
+import torch
+from torchvision.ops import box_iou, nms
+
+from specialists.outputs import Detections
+
+from ..questions import Decision, MCQuestion, QuestionError
+from .choices import letter_for_word, point_label
+from .model_solver import ModelSolver
+from .phrases import counted_object, localized_object, option_number, relation_triple
+
+NMS_IOU = 0.5  # boxes of one query overlapping more than this are one object
+
+
+def count_objects(detections: Detections, query: int, threshold: float) -> int:
+    """Distinct boxes of `query` scoring at least `threshold`."""
+    boxes, scores = detections.of_query(query)
+    keep = scores >= threshold
+    if not keep.any():
+        return 0
+    return int(nms(boxes[keep], scores[keep], NMS_IOU).numel())
+
+
+def counting_decision(question: MCQuestion, detections: Detections, threshold: float, rule: str) -> Decision:
+    count = count_objects(detections, 0, threshold)
+    numbers = {letter: option_number(text) for letter, text in zip(question.letters, question.choices)}
+    scores = {letter: -abs(count - n) for letter, n in numbers.items()}
+    return Decision.from_scores(scores, rule, {"object": detections.queries[0], "count": count, "threshold": threshold})
+
+
+def _best_box(detections: Detections, query: int) -> tuple[list[float], float]:
+    boxes, scores = detections.of_query(query)
+    if boxes.shape[0] == 0:
+        raise QuestionError(f"the detector returned no box for {detections.queries[query]!r}")
+    return boxes[0].tolist(), float(scores[0])
+
+
+def _centre(box: list[float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _gap(a: list[float], b: list[float]) -> float:
+    """Distance between two boxes (0 when they overlap)."""
+    dx = max(0.0, max(a[0], b[0]) - min(a[2], b[2]))
+    dy = max(0.0, max(a[1], b[1]) - min(a[3], b[3]))
+    return (dx**2 + dy**2) ** 0.5
+
+
+def _overlap_1d(a0: float, a1: float, b0: float, b1: float) -> float:
+    return max(0.0, min(a1, b1) - max(a0, b0))
+
+
+def relation_holds(relation: str, subject: list[float], obj: list[float]) -> float | None:
+    """A signed score, > 0 when the relation holds between the two boxes (x0, y0, x1, y1), < 0
+    when it does not; None when boxes cannot decide it (depth order)."""
+    (sx, sy), (ox, oy) = _centre(subject), _centre(obj)
+    s_w, s_h = subject[2] - subject[0], subject[3] - subject[1]
+    o_w, o_h = obj[2] - obj[0], obj[3] - obj[1]
+    scale = max(1.0, (s_w + s_h + o_w + o_h) / 4)
+    if relation == "left":
+        return (ox - sx) / scale
+    if relation == "right":
+        return (sx - ox) / scale
+    if relation == "above":
+        return (oy - sy) / scale
+    if relation == "below":
+        return (sy - oy) / scale
+    if relation == "on":
+        # above the object's centre, resting within its extent, overlapping it horizontally
+        shared = _overlap_1d(subject[0], subject[2], obj[0], obj[2]) / max(1.0, min(s_w, o_w))
+        rests = subject[3] >= obj[1] - 0.1 * o_h and sy < oy
+        return shared - 0.3 if rests else -1.0
+    if relation == "inside":
+        area = max(1.0, s_w * s_h)
+        inter = _overlap_1d(subject[0], subject[2], obj[0], obj[2]) * _overlap_1d(subject[1], subject[3], obj[1], obj[3])
+        return inter / area - 0.7
+    if relation == "touching":
+        return 0.05 - _gap(subject, obj) / scale
+    if relation == "near":
+        return 0.75 - _gap(subject, obj) / scale
+    if relation == "far":
+        return _gap(subject, obj) / scale - 0.75
+    return None  # in front of / behind: occlusion order, not geometry
+
+
+def spatial_decision(question: MCQuestion, detections: Detections, relation: str, rule: str) -> Decision:
+    yes, no = letter_for_word(question, "yes"), letter_for_word(question, "no")
+    if yes is None or no is None:
+        raise QuestionError(f"{question.idx}: options {question.choices} are not yes / no")
+    (subject, s_score), (obj, o_score) = _best_box(detections, 0), _best_box(detections, 1)
+    details = {"subject": detections.queries[0], "object": detections.queries[1], "relation": relation,
+               "subject_box": [round(v, 1) for v in subject], "object_box": [round(v, 1) for v in obj],
+               "scores": [s_score, o_score]}
+    score = relation_holds(relation, subject, obj)
+    if score is None:
+        details["abstain_reason"] = f"'{relation}' is a depth order; two boxes do not show it"
+        return Decision.from_scores({yes: float("nan"), no: float("nan")}, rule, details)  # all NaN: abstains
+    return Decision.from_scores({yes: score, no: -score}, rule, {**details, "relation_score": score})
+
+
+def localization_decision(question: MCQuestion, detections: Detections, drawn: dict[str, tuple], rule: str) -> Decision:
+    """drawn: option label ("A", "B") -> the drawn box (x0, y0, x1, y1)."""
+    best, score = _best_box(detections, 0)
+    by_label = {point_label(text.replace("Box", "").replace("box", "")): letter
+                for letter, text in zip(question.letters, question.choices)}
+    ious = {}
+    for label, letter in by_label.items():
+        if label not in drawn:
+            raise QuestionError(f"{question.idx}: box {label} was not found on the image")
+        ious[letter] = float(box_iou(torch.tensor([best]), torch.tensor([list(drawn[label])], dtype=torch.float32))[0, 0])
+    return Decision.from_scores(ious, rule, {"object": detections.queries[0], "detection": [round(v, 1) for v in best],
+                                             "detection_score": score, "iou": ious})
+
+
+class Owlv2Tasks(ModelSolver):
+    """`owlv2`: OWLv2 detections of the question's objects, then the task's rule."""
+
+    specialist = "owlv2"
+    default_checkpoint = "owlv2-base"
+    rules = {"Counting": "counting.owlv2_count", "Spatial_Relation": "spatial.owlv2_boxes",
+             "Object_Localization": "localization.owlv2_iou"}
+
+    def build_tiny(self):
+        from specialists.owlv2 import Owlv2Detector
+
+        return Owlv2Detector.tiny(self.options.seed, self.options.device, self.options.precision)
+
+    def build_real(self, path):
+        from specialists.owlv2 import Owlv2Detector
+
+        return Owlv2Detector.from_pretrained(path, self.options.device, self.options.precision)
+
+    def model_input(self, question: MCQuestion):
+        if not question.images:
+            raise QuestionError(f"{question.idx}: no image")
+        if question.task == "Counting":
+            queries: tuple = (counted_object(question),)
+        elif question.task == "Spatial_Relation":
+            subject, _, obj = relation_triple(question)
+            queries = (subject, obj)
+        elif question.task == "Object_Localization":
+            queries = (localized_object(question),)
+        else:
+            raise QuestionError(f"{question.idx}: owlv2 answers {', '.join(self.rules)}, not {question.task}")
+        return question.images[0], queries
+
+    def run_model(self, inputs):
+        return self.model([image for image, _ in inputs], [queries for _, queries in inputs])
+
+    def decision(self, question: MCQuestion, output: Detections) -> Decision:
+        rule = self.rules[question.task]
+        if question.task == "Counting":
+            return counting_decision(question, output, float(self.settings["threshold"]), rule)
+        if question.task == "Spatial_Relation":
+            return spatial_decision(question, output, relation_triple(question)[1], rule)
+        from ..markers import find_markers
+
+        labels = [point_label(t.replace("Box", "").replace("box", "")) for t in question.choices]
+        found = find_markers(question, {"image_1": labels})
+        drawn = {label: found.marker("image_1", label).box for label in labels}
+        return localization_decision(question, output, {k: v for k, v in drawn.items() if v is not None}, rule)

@@ -1,0 +1,89 @@
+"""OWLv2 open-vocabulary detection (Minderer et al., 2023) on transformers' `Owlv2ForObjectDetection`.
+
+One image and its text queries in, `Detections` out: every predicted box with its best query
+and that query's sigmoid score, in the image's own pixels. OWLv2's processor pads the image to a
+square at the bottom and right (grey) before resizing to 960 px, so a normalised box maps back by
+the padded side, max(H, W). Queries are phrased "a photo of a {object}", the template the OWL
+papers use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import torch
+from PIL import Image
+
+from .outputs import Detections
+from .precision import DTYPES, dtype_of, place
+
+QUERY_TEMPLATE = "a photo of a {}"
+
+
+class Owlv2Detector:
+    """model: Owlv2ForObjectDetection; processor: Owlv2Processor (image processor + CLIP tokenizer)."""
+
+    def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32") -> None:
+        self.device = torch.device(device)
+        self.dtype = dtype_of(precision)
+        self.model = place(model, self.device, self.dtype)
+        self.processor = processor
+
+    @classmethod
+    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32") -> "Owlv2Detector":
+        """A local transformers folder (config, weights, processor and tokenizer files), loaded
+        only when every tensor is there and fits."""
+        from transformers import Owlv2ForObjectDetection, Owlv2Processor
+
+        from checkpoints.convert.common import complete_load
+
+        folder = Path(folder)
+        if not (folder / "config.json").is_file():
+            raise ValueError(f"{folder} is not a transformers model folder: no config.json")
+        model = complete_load(Owlv2ForObjectDetection.from_pretrained(
+            folder, local_files_only=True, dtype=DTYPES[precision], output_loading_info=True), str(folder))
+        return cls(model, Owlv2Processor.from_pretrained(folder, local_files_only=True), device, precision)
+
+    @classmethod
+    def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32") -> "Owlv2Detector":
+        """Random weights, the real architecture (CLIP towers, box and class heads) at small widths,
+        64 px inputs, with a byte-level CLIP tokenizer made here (nothing downloaded)."""
+        from transformers import Owlv2Config, Owlv2ForObjectDetection, Owlv2ImageProcessor, Owlv2Processor
+
+        from .dift import _byte_level_clip_tokenizer
+
+        torch.manual_seed(seed)
+        config = Owlv2Config(
+            text_config=dict(vocab_size=514, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                             num_attention_heads=2, max_position_embeddings=16, bos_token_id=512, eos_token_id=513,
+                             pad_token_id=513),
+            vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                               image_size=64, patch_size=16),
+            projection_dim=32)
+        tokenizer = _byte_level_clip_tokenizer()
+        tokenizer.model_max_length = 16  # OWL's text tower reads 16 tokens
+        processor = Owlv2Processor(image_processor=Owlv2ImageProcessor(size={"height": 64, "width": 64}),
+                                   tokenizer=tokenizer)
+        return cls(Owlv2ForObjectDetection(config), processor, device, precision)
+
+    @torch.no_grad()
+    def __call__(self, images: Sequence[Image.Image], queries: Sequence[Sequence[str]]) -> list[Detections]:
+        """queries[i]: the object phrases to look for in images[i] (templated here)."""
+        out = []
+        for image, phrases in zip(images, queries):
+            texts = [QUERY_TEMPLATE.format(p) for p in phrases]
+            inputs = self.processor(text=[texts], images=image.convert("RGB"), return_tensors="pt",
+                                    padding="max_length", truncation=True)
+            inputs = {k: (v.to(self.device, self.dtype) if v.is_floating_point() else v.to(self.device))
+                      for k, v in inputs.items()}
+            result = self.model(**inputs)
+            logits = result.logits[0].float()  # (boxes, queries)
+            scores, labels = torch.sigmoid(logits).max(dim=-1)
+            cx, cy, w, h = result.pred_boxes[0].float().unbind(-1)
+            side = float(max(image.width, image.height))  # the padded square's side
+            boxes = torch.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], dim=-1) * side
+            boxes[:, 0::2] = boxes[:, 0::2].clamp(0, image.width)
+            boxes[:, 1::2] = boxes[:, 1::2].clamp(0, image.height)
+            out.append(Detections(boxes.cpu(), scores.cpu(), labels.cpu(), tuple(phrases)))
+        return out

@@ -1,0 +1,146 @@
+"""Counting, Spatial_Relation and Object_Localization: question parsing, the rules on oracle
+detections, and the tiny OWLv2 through the whole path."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from adapters.questions import MCQuestion, QuestionError, QuestionSource
+from adapters.rules.detection import (count_objects, counting_decision, localization_decision, relation_holds,
+                                      spatial_decision)
+from adapters.rules.phrases import counted_object, localized_object, option_number, relation_triple, singular
+from specialists.outputs import Detections
+
+
+def _q(task, text, choices):
+    return MCQuestion(f"val_{task}_1", task, text, choices, None, QuestionSource("t", "val"), question=text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("How many blue floats are there?", "blue float"),
+    ("How many black toilets are in the image?", "black toilet"),
+    ("How many TVs are hung up on the wall?", "TV"),
+    ("How many people can you see?", "person"),
+    ("How many boxes?", "box"),
+    ("How many strawberries are on the plate?", "strawberry"),
+    ("Count the number of glasses in the image.", "glasses"),
+])
+def test_the_counted_object_is_read_and_made_singular(text, expected):
+    assert counted_object(_q("Counting", text, ("0", "1", "2", "3"))) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Is the car beneath the cat?", ("car", "below", "cat")),
+    ("Is the bed on the left side of the dining table?", ("bed", "left", "dining table")),
+    ("Is the dog in front of the sofa?", ("dog", "in_front", "sofa")),
+    ("Is the book on the table?", ("book", "on", "table")),
+    ("Are the scissors inside the drawer?", ("scissors", "inside", "drawer")),
+    ("Is the lamp next to the bed?", ("lamp", "near", "bed")),
+    ("Is the cup on top of the laptop?", ("cup", "on", "laptop")),
+    ("Is the person touching the horse?", ("person", "touching", "horse")),
+    ("Is the tv to the right of the potted plant?", ("tv", "right", "potted plant")),
+])
+def test_relation_questions_are_split_into_subject_relation_object(text, expected):
+    assert relation_triple(_q("Spatial_Relation", text, ("yes", "no"))) == expected
+
+
+def test_text_no_rule_fits_is_an_explained_error():
+    with pytest.raises(QuestionError, match="cannot read what to count"):
+        counted_object(_q("Counting", "What colour is the car?", ("red", "blue")))
+    with pytest.raises(QuestionError, match="no known spatial relation"):
+        relation_triple(_q("Spatial_Relation", "Is the cat facing the dog?", ("yes", "no")))
+    with pytest.raises(QuestionError, match="negated"):
+        relation_triple(_q("Spatial_Relation", "Is the cat not on the mat?", ("yes", "no")))
+
+
+def test_the_localised_object_and_numbers_in_options():
+    text = ("A bounding box is an annotated rectangle surrounding an object. Given the two bounding boxes on the "
+            "image, labeled by A and B, which bounding box more accurately localizes and encloses the tank top (clothing)?")
+    assert localized_object(_q("Object_Localization", text, ("Box A", "Box B"))) == "tank top"
+    assert [option_number(c) for c in ("3", "(C) 12", "two", "none")] == [3, 12, 2, 0]
+    assert singular("wine glasses") == "wine glasses" and singular("buses") == "bus"
+
+
+def _detections(boxes, scores, labels, queries):
+    return Detections(torch.tensor(boxes, dtype=torch.float32), torch.tensor(scores), torch.tensor(labels), queries)
+
+
+def test_counting_keeps_confident_distinct_boxes_and_picks_the_nearest_option():
+    boxes = [[0, 0, 10, 10], [1, 1, 11, 11], [30, 30, 40, 40], [60, 0, 70, 10], [80, 80, 90, 90]]
+    # two near-duplicates (one object), two more objects, one box under the threshold
+    det = _detections(boxes, [0.9, 0.8, 0.7, 0.4, 0.05], [0, 0, 0, 0, 0], ("float",))
+    assert count_objects(det, 0, 0.1) == 3
+    decision = counting_decision(_q("Counting", "How many floats are there?", ("1", "2", "3", "5")), det, 0.1, "r")
+    assert decision.pred == "C" and decision.details["count"] == 3
+
+
+@pytest.mark.parametrize("relation, subject, obj, holds", [
+    ("left", [0, 40, 20, 60], [60, 40, 80, 60], True),
+    ("left", [60, 40, 80, 60], [0, 40, 20, 60], False),
+    ("below", [40, 70, 60, 90], [40, 10, 60, 30], True),
+    ("on", [30, 10, 50, 31], [10, 30, 90, 60], True),   # a cup resting on a table top
+    ("on", [30, 70, 50, 90], [10, 30, 90, 60], False),  # under it instead
+    ("inside", [40, 40, 50, 50], [20, 20, 80, 80], True),
+    ("inside", [0, 0, 30, 30], [20, 20, 80, 80], False),
+    ("touching", [0, 0, 20, 20], [20, 5, 40, 25], True),
+    ("near", [0, 0, 20, 20], [200, 200, 220, 220], False),
+])
+def test_relations_from_box_geometry(relation, subject, obj, holds):
+    assert (relation_holds(relation, subject, obj) > 0) == holds
+
+
+def test_depth_relations_abstain_with_the_reason():
+    det = _detections([[0, 0, 10, 10], [20, 0, 30, 10]], [0.9, 0.8], [0, 1], ("dog", "sofa"))
+    decision = spatial_decision(_q("Spatial_Relation", "Is the dog in front of the sofa?", ("yes", "no")), det,
+                                "in_front", "r")
+    assert decision.abstained and "depth order" in decision.details["abstain_reason"]
+    assert math.isnan(decision.scores["A"])
+    assert spatial_decision(_q("Spatial_Relation", "Is the dog left of the sofa?", ("yes", "no")), det,
+                            "left", "r").pred == "A"
+
+
+def test_localization_picks_the_drawn_box_overlapping_the_detection():
+    det = _detections([[10, 10, 50, 50], [0, 0, 5, 5]], [0.9, 0.2], [0, 0], ("fireplug",))
+    q = _q("Object_Localization", "Which bounding box more accurately localizes and encloses the fireplug?",
+           ("Box A", "Box B"))
+    decision = localization_decision(q, det, {"A": (0, 0, 80, 80), "B": (12, 12, 48, 52)}, "r")
+    assert decision.pred == "B" and decision.details["iou"]["B"] > decision.details["iou"]["A"]
+
+
+def test_tiny_owlv2_boxes_are_in_image_pixels():
+    from specialists.owlv2 import Owlv2Detector
+
+    model = Owlv2Detector.tiny()
+    image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (48, 80, 3), dtype=np.uint8))
+    (det,) = model([image], [("cat", "dog")])
+    assert det.boxes.shape[1] == 4 and det.queries == ("cat", "dog")
+    assert float(det.boxes[:, 0::2].max()) <= 80 and float(det.boxes[:, 1::2].max()) <= 48
+    assert set(det.labels.tolist()) <= {0, 1} and bool(((det.scores >= 0) & (det.scores <= 1)).all())
+
+
+def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
+    import json
+
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.evaluate import RunConfig, run
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    rng = np.random.default_rng(1)
+
+    def image():
+        return Image.fromarray(rng.integers(0, 255, (60, 90, 3), dtype=np.uint8))
+
+    rows = [BlinkRow("Counting", k, "How many dogs are there?", ("0", "1", "2", "3"), "B", [image()]) for k in (1, 2)]
+    rows += [BlinkRow("Spatial_Relation", k, "Is the cat on the left of the dog?", ("yes", "no"), "A", [image()])
+             for k in (1, 2)]
+    write_blink_folder(tmp_path / "blink", rows)
+    results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), checkpoint="tiny-random",
+                            settings=["owlv2.threshold=0.05"], progress=False))
+    assert {t: (v["specialist"], v["n"], v["errors"]) for t, v in results["tasks"].items()} == {
+        "Counting": ("owlv2", 2, 0), "Spatial_Relation": ("owlv2", 2, 0)}
+    samples = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert {s["decision"]["details"].get("object") for s in samples} == {"dog"}
+    assert {s["decision"]["details"].get("subject") for s in samples} == {None, "cat"}
