@@ -107,6 +107,10 @@ OWLV2_SETTINGS = (
             "Counting counts boxes scoring at least this (transformers' OWLv2 example uses 0.1; not tuned here: "
             "tuning needs the real weights)"),
 )
+GROUNDING_DINO_SETTINGS = (
+    Setting("threshold", "0.35", ("0.35", "0.25", "0.3", "0.4"),
+            "Counting counts boxes scoring at least this (Grounding DINO's published box threshold 0.35; not tuned here)"),
+)
 DIRE_UNET_PRECISION = Setting("unet_precision", "auto", ("auto", "fp16", "fp32"),
                               "official compute_dire.sh runs ADM with use_fp16: fp16 on CUDA (auto), "
                               "the run's --precision elsewhere")
@@ -200,6 +204,10 @@ def _builtin_specs() -> None:
                             "(Spatial_Relation; depth relations abstain), IoU with the drawn boxes (Object_Localization)",
                             _lazy(".rules.detection", "Owlv2Tasks"), default_checkpoint="owlv2-base",
                             settings=OWLV2_SETTINGS))
+    register(SpecialistSpec("grounding_dino", ("Counting", "Spatial_Relation", "Object_Localization"), "neural",
+                            "Grounding DINO boxes of the question's objects, with owlv2's rules",
+                            _lazy(".rules.detection", "GroundingDinoTasks"), default_checkpoint="grounding-dino-tiny",
+                            settings=GROUNDING_DINO_SETTINGS))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             _lazy(".rules.depth", "LowerIsCloser")))

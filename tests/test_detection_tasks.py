@@ -144,3 +144,32 @@ def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
     samples = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert {s["decision"]["details"].get("object") for s in samples} == {"dog"}
     assert {s["decision"]["details"].get("subject") for s in samples} == {None, "cat"}
+
+
+def test_grounding_dino_reads_phrases_from_one_caption():
+    from specialists.grounding_dino import GroundingDinoDetector, caption
+
+    text, spans = caption(["cat", "potted plant"])
+    assert text == "cat. potted plant." and [text[a:b] for a, b in spans] == ["cat", "potted plant"]
+    model = GroundingDinoDetector.tiny()
+    image = Image.fromarray(np.random.default_rng(2).integers(0, 255, (60, 90, 3), dtype=np.uint8))
+    (det,) = model([image], [("cat", "dog")])
+    assert det.queries == ("cat", "dog") and set(det.labels.tolist()) <= {0, 1}
+    assert float(det.boxes[:, 0::2].max()) <= 90 and float(det.boxes[:, 1::2].max()) <= 60
+
+
+def test_grounding_dino_is_an_option_with_the_same_rules(tmp_path, monkeypatch):
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.evaluate import RunConfig, run
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    rng = np.random.default_rng(3)
+    rows = [BlinkRow("Counting", 1, "How many dogs are there?", ("0", "1", "2"), "B",
+                     [Image.fromarray(rng.integers(0, 255, (60, 90, 3), dtype=np.uint8))])]
+    write_blink_folder(tmp_path / "blink", rows)
+    results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), checkpoint="tiny-random",
+                            specialist=["grounding_dino"], progress=False))
+    summary = results["tasks"]["Counting"]
+    assert (summary["specialist"], summary["errors"], summary["rules"]) == ("grounding_dino", 0,
+                                                                            ["counting.grounding_dino_count"])
+    assert summary["settings"] == {"threshold": "0.35"}

@@ -1,14 +1,17 @@
-"""Counting, Spatial_Relation and Object_Localization from an open-vocabulary detector (`owlv2`).
+"""Counting, Spatial_Relation and Object_Localization from an open-vocabulary detector (`owlv2`,
+the default; `grounding_dino`, an option).
 
 The object phrases come from the question (`phrases`); the detector looks for them; a rule per
 task turns the boxes into a choice:
 
-- `counting.owlv2_count`: boxes of the counted object scoring at least `threshold`, overlapping
+Rule names carry the detector's name (`counting.owlv2_count`, `counting.grounding_dino_count`, ...).
+
+- counting: boxes of the counted object scoring at least `threshold`, overlapping
   duplicates removed (NMS, IoU 0.5); the option nearest to that count;
-- `spatial.owlv2_boxes`: the best box of each object; the relation decided from their geometry
+- spatial: the best box of each object; the relation decided from their geometry
   (left/right/above/below by centres, on, inside, touching, near/far); in front of / behind need
   depth, which two boxes do not give: the rule abstains and says so;
-- `localization.owlv2_iou`: the best box of the object; the drawn box (from the marker step)
+- localization: the best box of the object; the drawn box (from the marker step)
   that overlaps it most (IoU) wins.
 """
 
@@ -127,23 +130,28 @@ def localization_decision(question: MCQuestion, detections: Detections, drawn: d
                                              "detection_score": score, "iou": ious})
 
 
-class Owlv2Tasks(ModelSolver):
-    """`owlv2`: OWLv2 detections of the question's objects, then the task's rule."""
+class DetectorTasks(ModelSolver):
+    """An open-vocabulary detector's boxes of the question's objects, then the task's rule.
+    Subclasses name the detector (`detector`: the wrapper class in specialists/) and its weights."""
 
-    specialist = "owlv2"
-    default_checkpoint = "owlv2-base"
-    rules = {"Counting": "counting.owlv2_count", "Spatial_Relation": "spatial.owlv2_boxes",
-             "Object_Localization": "localization.owlv2_iou"}
+    detector: tuple[str, str] = ("", "")  # (module in specialists, class)
+
+    @property
+    def rules(self) -> dict[str, str]:
+        return {"Counting": f"counting.{self.specialist}_count", "Spatial_Relation": f"spatial.{self.specialist}_boxes",
+                "Object_Localization": f"localization.{self.specialist}_iou"}
+
+    def _wrapper(self):
+        import importlib
+
+        module, name = self.detector
+        return getattr(importlib.import_module(f"specialists.{module}"), name)
 
     def build_tiny(self):
-        from specialists.owlv2 import Owlv2Detector
-
-        return Owlv2Detector.tiny(self.options.seed, self.options.device, self.options.precision)
+        return self._wrapper().tiny(self.options.seed, self.options.device, self.options.precision)
 
     def build_real(self, path):
-        from specialists.owlv2 import Owlv2Detector
-
-        return Owlv2Detector.from_pretrained(path, self.options.device, self.options.precision)
+        return self._wrapper().from_pretrained(path, self.options.device, self.options.precision)
 
     def model_input(self, question: MCQuestion):
         if not question.images:
@@ -156,7 +164,7 @@ class Owlv2Tasks(ModelSolver):
         elif question.task == "Object_Localization":
             queries = (localized_object(question),)
         else:
-            raise QuestionError(f"{question.idx}: owlv2 answers {', '.join(self.rules)}, not {question.task}")
+            raise QuestionError(f"{question.idx}: {self.specialist} answers {', '.join(self.rules)}, not {question.task}")
         return question.images[0], queries
 
     def run_model(self, inputs):
@@ -174,3 +182,19 @@ class Owlv2Tasks(ModelSolver):
         found = find_markers(question, {"image_1": labels})
         drawn = {label: found.marker("image_1", label).box for label in labels}
         return localization_decision(question, output, {k: v for k, v in drawn.items() if v is not None}, rule)
+
+
+class Owlv2Tasks(DetectorTasks):
+    """`owlv2`: OWLv2 (the default detector)."""
+
+    specialist = "owlv2"
+    default_checkpoint = "owlv2-base"
+    detector = ("owlv2", "Owlv2Detector")
+
+
+class GroundingDinoTasks(DetectorTasks):
+    """`grounding_dino`: Grounding DINO, the same rules on its boxes."""
+
+    specialist = "grounding_dino"
+    default_checkpoint = "grounding-dino-tiny"
+    detector = ("grounding_dino", "GroundingDinoDetector")
