@@ -196,6 +196,9 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("dinov2", ("Visual_Similarity", "Art_Style"), "neural",
                             "DINOv2 embeddings (pooled CLS), the option most cosine-similar to the reference image",
                             _lazy(".rules.similarity", "DinoSimilarity"), default_checkpoint="dinov2-small"))
+    register(SpecialistSpec("dreamsim", ("Visual_Similarity",), "neural",
+                            "DreamSim perceptual distance (DINO ViT-B/16 + its human-similarity LoRA) to the reference image",
+                            _lazy(".rules.similarity", "DreamSimSimilarity"), default_checkpoint="dreamsim-dino-vitb16"))
     register(SpecialistSpec("vgg_gram", ("Art_Style",), "neural",
                             "style statistics: Gram matrices of VGG-19 relu1_1-relu4_1, the option closest to the reference",
                             _lazy(".rules.similarity", "VggStyleSimilarity"), default_checkpoint="vgg19.tv_in1k"))

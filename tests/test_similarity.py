@@ -109,3 +109,98 @@ def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
                             progress=False))
     assert {t: (v["specialist"], v["n"], v["errors"]) for t, v in results["tasks"].items()} == {
         "Visual_Similarity": ("dinov2", 2, 0), "Art_Style": ("vgg_gram", 2, 0)}
+
+
+# --- DreamSim (single-branch DINO ViT-B/16 + LoRA) -------------------------------------------------
+
+
+def _adapter(folder, dim=32, blocks=2, rank=4, alpha=8.0, extra=None, seed=0):
+    """A peft adapter folder in DreamSim's released layout (keys as in dino_vitb16_single_lora)."""
+    import json
+
+    from safetensors.torch import save_file
+
+    g = torch.Generator().manual_seed(seed)
+    prefix = "base_model.model.extractor_list.0.model.blocks"
+    state = {}
+    for i in range(blocks):
+        state[f"{prefix}.{i}.attn.qkv.lora_A.weight"] = torch.randn(rank, dim, generator=g)
+        state[f"{prefix}.{i}.attn.qkv.lora_B.weight"] = torch.randn(3 * dim, rank, generator=g)
+    state.update(extra or {})
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file(state, str(folder / "adapter_model.safetensors"))
+    (folder / "adapter_config.json").write_text(json.dumps({"r": rank, "lora_alpha": alpha, "target_modules": ["qkv"],
+                                                            "peft_type": "LORA"}))
+    return state
+
+
+def test_the_released_adapter_layout_is_read_and_merged(tmp_path):
+    from timm.models.vision_transformer import VisionTransformer
+
+    from specialists.dreamsim import merge_lora, read_lora_adapter
+
+    state = _adapter(tmp_path / "lora")
+    lora, scale = read_lora_adapter(tmp_path / "lora")
+    assert scale == 2.0 and sorted(lora) == [0, 1]  # alpha 8 / r 4
+    vit = VisionTransformer(img_size=32, patch_size=16, embed_dim=32, depth=2, num_heads=2, num_classes=0)
+    before = vit.blocks[1].attn.qkv.weight.detach().clone()
+    merge_lora(vit, lora, scale)
+    a = state["base_model.model.extractor_list.0.model.blocks.1.attn.qkv.lora_A.weight"]
+    b = state["base_model.model.extractor_list.0.model.blocks.1.attn.qkv.lora_B.weight"]
+    torch.testing.assert_close(vit.blocks[1].attn.qkv.weight.detach(), before + 2.0 * b @ a)
+
+
+def test_adapters_that_are_not_dreamsims_single_branch_are_refused(tmp_path):
+    from specialists.dreamsim import read_lora_adapter
+
+    _adapter(tmp_path / "ensemble", extra={
+        "base_model.model.extractor_list.1.model.blocks.0.attn.qkv.lora_A.weight": torch.zeros(4, 32)})
+    with pytest.raises(ValueError, match="the DreamSim ensemble"):
+        read_lora_adapter(tmp_path / "ensemble")
+    _adapter(tmp_path / "head", extra={"base_model.model.mlp.fc1.weight": torch.zeros(2, 2)})
+    with pytest.raises(ValueError, match="unexpected tensor"):
+        read_lora_adapter(tmp_path / "head")
+
+
+def test_the_embedding_is_block_11s_cls_before_the_norm_centred_and_unit():
+    from specialists.dreamsim import DreamSimEmbedder
+
+    model = DreamSimEmbedder.tiny()
+    image = _image(5, (40, 70))
+    (ours,) = model([image])
+    x = model.preprocess(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
+    assert tuple(x.shape) == (1, 3, 32, 32)  # squashed to a square, no crop
+    vit = model.backbone
+    with torch.no_grad():
+        cls = vit.blocks(vit._pos_embed(vit.patch_embed(x)))[:, 0]
+    expected = (cls - cls.mean()) / (cls - cls.mean()).norm()
+    torch.testing.assert_close(ours.vector, expected[0], atol=1e-5, rtol=0)
+    assert abs(float(ours.vector.mean())) < 1e-6 and float(ours.vector.norm()) == pytest.approx(1.0)
+
+
+def test_dreamsim_weights_from_the_registry_and_through_the_runner(tmp_path, monkeypatch):
+    """The adapter imported under its manifest name; the backbone (a tiny ViT standing in for
+    timm's DINO ViT-B/16) resolved and recorded beside it."""
+    from timm.models.vision_transformer import VisionTransformer
+
+    import checkpoints.convert.timm_weights as timm_weights
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from checkpoints.install import import_checkpoint
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    _adapter(tmp_path / "dino_vitb16_single_lora")
+    import_checkpoint("dreamsim-dino-vitb16", tmp_path / "dino_vitb16_single_lora")
+    backbone_file = tmp_path / "model.safetensors"
+    backbone_file.write_bytes(b"stand-in")  # resolved by path; the model itself comes from the stand-in below
+    monkeypatch.setattr(timm_weights, "create_timm_model", lambda name, path, **kw: VisionTransformer(
+        img_size=224, patch_size=16, embed_dim=32, depth=2, num_heads=2, num_classes=0))
+    monkeypatch.setattr("adapters.rules.similarity.DreamSimSimilarity.backbone_checkpoint", str(backbone_file))
+    rows = [BlinkRow("Visual_Similarity", k, QUESTION, CHOICES, "AB"[k % 2], [_image(20 * k + i) for i in range(3)])
+            for k in (1, 2)]
+    write_blink_folder(tmp_path / "blink", rows)
+    results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), specialist=["dreamsim"],
+                            progress=False))
+    summary = results["tasks"]["Visual_Similarity"]
+    assert (summary["n"], summary["errors"], summary["rules"]) == (2, 0, ["similarity.dreamsim_distance"])
+    assert summary["checkpoint"]["name"] == "dreamsim-dino-vitb16" and len(summary["checkpoint"]["sha256"]) == 64
+    assert results["auxiliary_checkpoints"]["dreamsim"]["backbone"]["name"] == "model.safetensors"

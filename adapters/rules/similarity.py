@@ -5,6 +5,9 @@ option names (BLINK's first). Two specialists answer:
 
 - `dinov2` (`similarity.dinov2_cosine`): cosine similarity of DINOv2 embeddings, the highest
   wins; BLINK's Visual_Similarity default, and an embedding rule for Art_Style;
+- `dreamsim` (`similarity.dreamsim_distance`): DreamSim's perceptual distance (DINO ViT-B/16 +
+  its human-similarity LoRA), the lowest wins; an option for Visual_Similarity, whose images came
+  from DreamSim's NIGHTS data;
 - `vgg_gram` (`art_style.gram_distance`): distance between Gram matrices of early VGG-19 layers
   (style statistics, indifferent to what is depicted), the lowest wins; the Art_Style default.
 """
@@ -83,3 +86,36 @@ class VggStyleSimilarity(_CompareToReference):
         distance = {letter: style_distance(output[reference], output[index]) for letter, index in options.items()}
         return Decision.from_scores({k: -v for k, v in distance.items()}, self.rule,
                                     {"gram_distance": distance, "reference_image": reference + 1})
+
+
+class DreamSimSimilarity(_CompareToReference):
+    specialist = "dreamsim"
+    rule = "similarity.dreamsim_distance"
+    default_checkpoint = "dreamsim-dino-vitb16"
+    backbone_checkpoint = "vit_base_patch16_224.dino"
+
+    @property
+    def auxiliary_checkpoints(self):
+        backbone = getattr(self, "_backbone_ref", None)
+        return {"backbone": backbone} if backbone is not None else {}
+
+    def build_tiny(self):
+        from specialists.dreamsim import DreamSimEmbedder
+
+        return DreamSimEmbedder.tiny(self.options.seed, self.options.device, self.options.precision)
+
+    def build_real(self, path):
+        from checkpoints import resolve
+        from specialists.dreamsim import DreamSimEmbedder
+
+        o = self.options
+        backbone = resolve(self.backbone_checkpoint)
+        self._backbone_ref = backbone.ref
+        return DreamSimEmbedder.from_checkpoints(backbone.path, path, device=o.device, precision=o.precision,
+                                                 batch_size=o.batch_size)
+
+    def decision(self, question: MCQuestion, output: list[Embedding]) -> Decision:
+        reference, options = reference_and_options(question)
+        distance = {letter: 1.0 - output[reference].cosine(output[index]) for letter, index in options.items()}
+        return Decision.from_scores({k: -v for k, v in distance.items()}, self.rule,
+                                    {"dreamsim_distance": distance, "reference_image": reference + 1})

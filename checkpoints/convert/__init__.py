@@ -61,6 +61,10 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
         _plain_state_dict(path)
     elif fmt == "loftr-lightning":
         loftr_state_dict(path)
+    elif fmt == "peft-lora":
+        from specialists.dreamsim import read_lora_adapter
+
+        read_lora_adapter(path)
     elif fmt == "torchvision-vgg19":
         from .vgg import vgg19_state_dict
 
