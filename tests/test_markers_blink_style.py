@@ -272,3 +272,65 @@ def test_an_image_claiming_too_many_pixels_is_refused_unread():
     with pytest.raises(ImageDecodeError, match=r"image_1 is 9000x8000 \(72 MP\), over the 64 MP"):
         decode_image(buffer.getvalue(), idx="val_Counting_1", column="image_1")
     assert MAX_IMAGE_PIXELS == 64_000_000
+
+
+# --- Object_Localization's boxes in BLINK's style ----------------------------------------------------
+
+
+def _boxes_case(seed, boxes, size=(375, 500), quality=80):
+    from adapters.markers.blink_draw import blink_jpeg, draw_blink_boxes
+    from adapters.markers.scenes import background
+
+    rng = np.random.default_rng(seed)
+    image, _ = background(rng, size[0], size[1], [], photo_only=False)
+    drawn, _ = draw_blink_boxes(np.asarray(image), boxes)
+    return np.asarray(blink_jpeg(drawn, quality))
+
+
+def test_blink_boxes_are_read_back_to_their_drawn_lines():
+    from adapters.markers.blink_boxes import read_blink_boxes
+
+    boxes = {"A": (60, 50, 260, 200), "B": (200, 120, 430, 330)}
+    read = read_blink_boxes(_boxes_case(0, boxes), ["A", "B"])
+    assert not read.missing
+    for label, box in boxes.items():
+        marker = read.markers[label]
+        assert marker.source == "blink_style" and max(abs(a - b) for a, b in zip(marker.box, box)) <= 1.5
+
+
+def test_a_box_running_past_the_image_edge_keeps_the_edge_as_its_side():
+    from adapters.markers.blink_boxes import read_blink_boxes
+
+    read = read_blink_boxes(_boxes_case(1, {"A": (320, 100, 560, 260), "B": (40, 40, 200, 300)}), ["A", "B"])
+    assert read.markers["A"].box[2] == 499 and abs(read.markers["A"].box[0] - 320) <= 1.5
+
+
+def test_b_under_as_line_on_its_top_is_placed_from_its_tab():
+    """A's top edge lies exactly over B's: B's top is hidden, its tab's bottom still places it."""
+    from adapters.markers.blink_boxes import read_blink_boxes
+
+    boxes = {"A": (30, 107, 470, 234), "B": (294, 107, 382, 345)}
+    read = read_blink_boxes(_boxes_case(2, boxes), ["A", "B"])
+    assert max(abs(a - b) for a, b in zip(read.markers["B"].box, boxes["B"])) <= 2
+
+
+def test_coloured_content_without_a_tab_is_no_box():
+    """A filled red block and a red outline without its tab are not box A."""
+    import cv2
+
+    from adapters.markers.blink_boxes import read_blink_boxes
+
+    rgb = _boxes_case(3, {"B": (40, 40, 200, 300)})
+    rgb = rgb.copy()
+    rgb[60:200, 260:420] = (230, 20, 20)  # a red object
+    cv2.rectangle(rgb, (270, 230), (480, 360), (255, 0, 0), 2)  # a red outline with no tab
+    read = read_blink_boxes(rgb, ["A", "B"])
+    assert "A" in read.missing and "tab" in read.missing["A"] and "B" in read.markers
+
+
+def test_object_localization_questions_read_blink_boxes_first():
+    boxes = {"A": (60, 50, 260, 200), "B": (200, 120, 430, 330)}
+    question = MCQuestion("val_Object_Localization_1", "Object_Localization", "Which box?", ("Box A", "Box B"), None,
+                          QuestionSource("t", "val"), _images=[Image.fromarray(_boxes_case(0, boxes))])
+    found = find_markers(question)
+    assert max(abs(a - b) for a, b in zip(found.marker("image_1", "A").box, boxes["A"])) <= 1.5

@@ -11,7 +11,13 @@ image (`BlinkStyle.scaled`), Relative_Reflectance white rings. A label whose box
 above the image goes under the ring; near the left or right edge the label is shifted inside
 (by at most half its width) and its box cut.
 
+Object_Localization's boxes (from the project page; sizes approximate, so scaled like points):
+a hollow rectangle 2 px wide, A red and B green, each label on a filled tab of its box's colour
+hanging inside under the top-left corner, white text on red, black on green; B drawn first, so
+A's lines and tab lie over B's.
+
     draw_blink_points(image, {label: (x, y)}, BlinkStyle()) -> image     (and the label boxes)
+    draw_blink_boxes(image, {label: (x0, y0, x1, y1)}, BlinkBoxStyle()) -> image (and the tabs)
     blink_jpeg(image) -> image                                          (as BLINK stores them)
 """
 
@@ -28,8 +34,11 @@ from PIL import Image
 from .blink_glyphs import FONT_SCALES, Glyph, glyph
 
 RED = (255, 0, 0)
+GREEN = (0, 255, 0)
 WHITE = (255, 255, 255)
 BLACK = (0, 0, 0)
+BOX_COLOURS = {"A": RED, "B": GREEN}  # Object_Localization: each box's colour, and its tab's
+TAB_TEXT = {"A": WHITE, "B": BLACK}  # the label's colour on its tab
 
 
 @dataclass(frozen=True)
@@ -109,6 +118,57 @@ def draw_blink_points(image, points: Mapping[str, Sequence[float]], style: Blink
         _paste_ink(array, g.ink, org[0] + g.left, org[1] + g.top, WHITE)
         boxes[label] = (x0, y0, x1, y1)
     return (Image.fromarray(array) if was_pil else array), boxes
+
+
+@dataclass(frozen=True)
+class BlinkBoxStyle:
+    """Object_Localization's boxes at one scale: line `thickness` (cv2.rectangle's), label glyphs
+    (Hershey duplex at font_scale / text_thickness) on a tab `pad` px larger on every side."""
+
+    thickness: int = 2
+    font_scale: float = 0.5
+    text_thickness: int = 1
+    pad: int = 2
+
+    @classmethod
+    def for_image(cls, width: int, height: int) -> "BlinkBoxStyle":
+        """Lengths grown with the image as the points' are: scale = long side / 500, at least 1."""
+        scale = max(1.0, max(width, height) / 500.0)
+        font_scale = min(FONT_SCALES, key=lambda s: abs(s - 0.5 * scale))
+        return cls(thickness=max(2, round(2 * scale)), font_scale=font_scale,
+                   text_thickness=max(1, min(4, round(scale))), pad=max(2, round(2 * scale)))
+
+    def glyph(self, label: str) -> Glyph:
+        return glyph(label, self.font_scale, self.text_thickness)
+
+
+def tab_box(style: BlinkBoxStyle, label: str, corner: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The filled tab (x0, y0, x1, y1), inclusive, under the box's top-left `corner`."""
+    g = style.glyph(label)
+    x0, y0 = corner
+    return x0, y0, x0 + g.width + 2 * style.pad, y0 + g.height + 2 * style.pad
+
+
+def draw_blink_boxes(image, boxes: Mapping[str, Sequence[float]], style: BlinkBoxStyle | None = None):
+    """Draw every {label: (x0, y0, x1, y1)} as BLINK's Object_Localization does (corners rounded
+    to whole pixels; labels in reverse order, so A's box lies over B's); returns (image of the
+    input's type, {label: tab (x0, y0, x1, y1) inclusive})."""
+    style = style or BlinkBoxStyle()
+    was_pil = isinstance(image, Image.Image)
+    array = np.array(image.convert("RGB")) if was_pil else np.array(image, copy=True)
+    tabs = {}
+    for label in sorted(boxes, reverse=True):
+        if label not in BOX_COLOURS:
+            raise ValueError(f"BLINK's boxes are A (red) and B (green); no colour for label {label!r}")
+        colour = BOX_COLOURS[label]
+        x0, y0, x1, y1 = (int(round(float(v))) for v in boxes[label])
+        cv2.rectangle(array, (x0, y0), (x1, y1), colour, style.thickness, cv2.LINE_8)
+        tab = tab_box(style, label, (x0, y0))
+        cv2.rectangle(array, tab[:2], tab[2:], colour, -1, cv2.LINE_8)
+        g = style.glyph(label)
+        _paste_ink(array, g.ink, x0 + style.pad + g.left, y0 + style.pad + g.height + g.top, TAB_TEXT[label])
+        tabs[label] = tab
+    return (Image.fromarray(array) if was_pil else array), tabs
 
 
 def blink_jpeg(image, quality: int = 75):

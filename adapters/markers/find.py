@@ -1,9 +1,9 @@
 """`find_markers(question)`: where every expected label of a question is, or a MarkerError.
 
 The question-level step over the image parsers: positions given with the question (a --markers
-file, a generator) win; otherwise each image is read, boxes by parse_box.read_boxes, points on a
-BLINK task's images in BLINK's own style first (blink_style) and by the general points parser
-(parse.parse_image) for the labels that pass leaves. Images larger than MAX_PARSE_SIDE are read
+file, a generator) win; otherwise each image is read in BLINK's own style first (points:
+blink_style; Object_Localization's boxes: blink_boxes), and the labels that pass leaves by the
+general readers (points: parse.parse_image; boxes: parse_box.read_boxes). Images larger than MAX_PARSE_SIDE are read
 shrunk and their markers mapped back. One parse per question object is cached.
 
     find_markers(question) -> MarkerSet      parse_question(question) -> (MarkerSet, details)
@@ -26,6 +26,7 @@ from .corner_finder import WEIGHTS as CORNER_WEIGHTS
 from .corner_finder import default_corner_finder
 from .glyphs import GlyphClassifier
 from .labels import MARKER_TASKS, expected_markers, ring_colour
+from .blink_boxes import read_blink_boxes
 from .parse_box import read_boxes
 from .types import Marker, MarkerError, MarkerSet
 
@@ -79,6 +80,28 @@ def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
     return replace(rest, markers=markers, missing=missing)
 
 
+def boxes_blink_first(rgb: np.ndarray, labels: Sequence[str], corner_finder) -> parse.ImageParse:
+    """Boxes on a BLINK image: BLINK's own drawing read first (blink_boxes, source
+    "blink_style"); the labels it leaves go to the general box reader (parse_box.read_boxes),
+    whose boxes are taken for those labels only."""
+    first = read_blink_boxes(rgb, labels)
+    if not first.missing:
+        return parse.ImageParse(dict(first.markers), {}, [], [])
+    if corner_finder is None:
+        hint = (f"general reader: the corner finder's weights ({CORNER_WEIGHTS}) are not installed: make them with "
+                "`python -m train.markers_corners`, or give the boxes with --markers FILE")
+        return parse.ImageParse(dict(first.markers), {label: f"BLINK's style: {why}; {hint}"
+                                                      for label, why in first.missing.items()}, [], [])
+    markers, missing, outlines = read_boxes(rgb, list(labels), corner_finder)
+    placed, left = dict(first.markers), {}
+    for label, why in first.missing.items():
+        if label in markers:
+            placed[label] = markers[label]
+        else:
+            left[label] = f"BLINK's style: {why}; general reader: {missing.get(label, 'not placed')}"
+    return parse.ImageParse(placed, left, [], [], outlines)
+
+
 # Long side (px) markers are looked for at: BLINK's images are smaller; a larger one is read
 # shrunk (time and memory grow with its area) and its markers mapped back to its own pixels.
 MAX_PARSE_SIDE = 2000
@@ -116,7 +139,7 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
         expected = expected_markers(question)
         kind, labels = expected.kind, expected.labels
     corner_finder = default_corner_finder() if kind == "box" else None
-    if kind == "box" and corner_finder is None:
+    if kind == "box" and corner_finder is None and question.task not in MARKER_TASKS:
         raise MarkerError(question.idx, dict(labels),
                           f"drawn boxes are read by the corner finder, and {CORNER_WEIGHTS} is not installed: "
                           "make it with `python -m train.markers_corners`, or give the boxes with --markers FILE")
@@ -129,7 +152,9 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
             details[key] = parse.ImageParse({}, {label: f"the question has no {key}" for label in wanted}, [], [])
             continue
         rgb, factor = _bounded(np.asarray(images[index].convert("RGB")))
-        if corner_finder is not None:
+        if kind == "box" and question.task in MARKER_TASKS:
+            details[key] = boxes_blink_first(rgb, list(wanted), corner_finder)
+        elif corner_finder is not None:
             markers, missing, outlines = read_boxes(rgb, list(wanted), corner_finder)
             details[key] = parse.ImageParse(markers, missing, [], [], outlines)
         elif question.task in MARKER_TASKS:
