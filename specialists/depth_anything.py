@@ -85,14 +85,10 @@ class DepthAnything:
         """Load a local transformers folder (config.json, weights, preprocessor_config.json)."""
         from transformers import AutoImageProcessor, AutoModelForDepthEstimation
 
-        from checkpoints.convert.common import complete_load
+        from checkpoints.convert.common import load_pretrained_folder
 
-        folder = Path(folder)
-        if not (folder / "config.json").is_file():
-            raise ValueError(f"{folder} is not a transformers model folder: no config.json")
-        model = complete_load(AutoModelForDepthEstimation.from_pretrained(
-            folder, local_files_only=True, dtype=DTYPES[precision], output_loading_info=True), str(folder))
-        processor = AutoImageProcessor.from_pretrained(folder, local_files_only=True)
+        model, processor = load_pretrained_folder(AutoModelForDepthEstimation, AutoImageProcessor, folder,
+                                                  DTYPES[precision])
         return cls(model, processor, device, precision, batch_size, resize)
 
     @classmethod

@@ -58,14 +58,9 @@ class Dinov2Embedder:
         loaded only when every tensor is there and fits."""
         from transformers import AutoImageProcessor, Dinov2Model
 
-        from checkpoints.convert.common import complete_load
+        from checkpoints.convert.common import load_pretrained_folder
 
-        folder = Path(folder)
-        if not (folder / "config.json").is_file():
-            raise ValueError(f"{folder} is not a transformers model folder: no config.json")
-        model = complete_load(Dinov2Model.from_pretrained(folder, local_files_only=True, dtype=DTYPES[precision],
-                                                          output_loading_info=True), str(folder))
-        processor = AutoImageProcessor.from_pretrained(folder, local_files_only=True)
+        model, processor = load_pretrained_folder(Dinov2Model, AutoImageProcessor, folder, DTYPES[precision])
         return cls(model, processor, device, precision, batch_size)
 
     @classmethod

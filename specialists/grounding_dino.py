@@ -15,8 +15,8 @@ from typing import Sequence
 import torch
 from PIL import Image
 
+from .open_vocabulary import TextQueryDetector
 from .outputs import Detections
-from .precision import DTYPES, dtype_of, place
 
 
 def caption(phrases: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -30,28 +30,11 @@ def caption(phrases: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
     return text.strip(), spans
 
 
-class GroundingDinoDetector:
+class GroundingDinoDetector(TextQueryDetector):
     """model: GroundingDinoForObjectDetection; processor: GroundingDinoProcessor (with a fast tokenizer)."""
 
-    def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32") -> None:
-        self.device = torch.device(device)
-        self.dtype = dtype_of(precision)
-        self.model = place(model, self.device, self.dtype)
-        self.processor = processor
-
-    @classmethod
-    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32") -> "GroundingDinoDetector":
-        """A local transformers folder, loaded only when every tensor is there and fits."""
-        from transformers import GroundingDinoForObjectDetection, GroundingDinoProcessor
-
-        from checkpoints.convert.common import complete_load
-
-        folder = Path(folder)
-        if not (folder / "config.json").is_file():
-            raise ValueError(f"{folder} is not a transformers model folder: no config.json")
-        model = complete_load(GroundingDinoForObjectDetection.from_pretrained(
-            folder, local_files_only=True, dtype=DTYPES[precision], output_loading_info=True), str(folder))
-        return cls(model, GroundingDinoProcessor.from_pretrained(folder, local_files_only=True), device, precision)
+    model_class = "GroundingDinoForObjectDetection"
+    processor_class = "GroundingDinoProcessor"
 
     @classmethod
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32") -> "GroundingDinoDetector":

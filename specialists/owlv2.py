@@ -9,41 +9,22 @@ papers use.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 import torch
 from PIL import Image
 
+from .open_vocabulary import TextQueryDetector
 from .outputs import Detections
-from .precision import DTYPES, dtype_of, place
 
 QUERY_TEMPLATE = "a photo of a {}"
 
 
-class Owlv2Detector:
+class Owlv2Detector(TextQueryDetector):
     """model: Owlv2ForObjectDetection; processor: Owlv2Processor (image processor + CLIP tokenizer)."""
 
-    def __init__(self, model, processor, device: str = "cpu", precision: str = "fp32") -> None:
-        self.device = torch.device(device)
-        self.dtype = dtype_of(precision)
-        self.model = place(model, self.device, self.dtype)
-        self.processor = processor
-
-    @classmethod
-    def from_pretrained(cls, folder: str | Path, device: str = "cpu", precision: str = "fp32") -> "Owlv2Detector":
-        """A local transformers folder (config, weights, processor and tokenizer files), loaded
-        only when every tensor is there and fits."""
-        from transformers import Owlv2ForObjectDetection, Owlv2Processor
-
-        from checkpoints.convert.common import complete_load
-
-        folder = Path(folder)
-        if not (folder / "config.json").is_file():
-            raise ValueError(f"{folder} is not a transformers model folder: no config.json")
-        model = complete_load(Owlv2ForObjectDetection.from_pretrained(
-            folder, local_files_only=True, dtype=DTYPES[precision], output_loading_info=True), str(folder))
-        return cls(model, Owlv2Processor.from_pretrained(folder, local_files_only=True), device, precision)
+    model_class = "Owlv2ForObjectDetection"
+    processor_class = "Owlv2Processor"
 
     @classmethod
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32") -> "Owlv2Detector":

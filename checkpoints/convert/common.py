@@ -80,3 +80,18 @@ def complete_load(loaded, where: str):
                            for k, v in problems.items() if v)
         raise StateDictError(f"{where}: its weights do not fit the architecture its config names: {detail}")
     return model
+
+
+def load_pretrained_folder(model_class, processor_class, folder, dtype=None):
+    """(model, processor) from a local transformers folder: the model loaded only when every
+    tensor is there and fits (`complete_load`), its processor beside it; a folder without
+    config.json is refused as not a transformers folder."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    if not (folder / "config.json").is_file():
+        raise ValueError(f"{folder} is not a transformers model folder: no config.json")
+    kwargs = {} if dtype is None else {"dtype": dtype}
+    model = complete_load(model_class.from_pretrained(folder, local_files_only=True, output_loading_info=True, **kwargs),
+                          str(folder))
+    return model, processor_class.from_pretrained(folder, local_files_only=True)
