@@ -281,7 +281,8 @@ def _check_resumable(out: Path, identity: dict) -> None:
     previous = json.loads(previous_path.read_text(encoding="utf-8")).get("identity", {})
     changed = [key for key in identity if previous.get(key) != identity[key]]
     if changed:
-        details = "; ".join(f"{k}: was {previous.get(k)!r}, now {identity[k]!r}" for k in changed)
+        details = "; ".join(f"{k}: was {previous[k]!r}, now {identity[k]!r}" if k in previous else
+                            f"{k}: not recorded (the run predates it), now {identity[k]!r}" for k in changed)
         raise RunDirError(f"cannot --resume {out}: the run's settings differ ({details}); use a new --output-dir")
 
 

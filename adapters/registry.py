@@ -48,7 +48,8 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Semantic_Correspondence": "dift",
     "Functional_Correspondence": "dift",
     "Relative_Depth": "depth_anything",
-    # the displacement rule: the public reproduction's 92.48% on real val questions (SPECIALISTS.md);
+    # the displacement rule: a public reproduction reached 92.48% on real val questions with it
+    # (LoFTR outdoor; the project fact sheet, ../shared/SPECIALISTS.md);
     # the essential-matrix rule (`loftr`) has not been measured on real data
     "Multi-view_Reasoning": "loftr_flow",
     "Forensic_Detection": "dire",

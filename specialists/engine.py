@@ -55,6 +55,9 @@ class ImageRequest:
     image: ImageInput
 
 
+MAX_LOWER_BOUND_RATIO = 8  # "lower_bound" refuses images it would blow past 8x its size on the long side
+
+
 @dataclass(frozen=True)
 class Preprocess:
     """How an image becomes the model's input; `describe()` is its identity in the cache key.
@@ -83,6 +86,11 @@ class Preprocess:
         m = self.multiple_of
         if self.mode == "lower_bound":
             scale = max(self.size / height, self.size / width)
+            if max(height, width) * scale > MAX_LOWER_BOUND_RATIO * self.size:
+                raise EngineInputError(
+                    f"a {width}x{height} image is too thin for the lower-bound resize (its short side to {self.size} "
+                    f"would make the long side {round(max(height, width) * scale)} px); for Depth Anything use "
+                    "--set depth_anything.resize=transformers, or crop the image")
 
             def side(x: float) -> int:
                 rounded = round(x / m) * m

@@ -128,10 +128,10 @@ class IntrinsicLayers:
         else:
             raise ValueError(f"reflectance measure {measure!r}: choose mean_rgb or luminance")
         if self.image_size is not None:  # image pixels -> working-size pixels (centres to centres)
-            factor = per_pixel.shape[1] / self.image_size[1]
+            fx, fy = per_pixel.shape[1] / self.image_size[1], per_pixel.shape[0] / self.image_size[0]
             _check(0 <= x < self.image_size[1] and 0 <= y < self.image_size[0],
                    f"point ({x:.1f}, {y:.1f}) lies outside the {self.image_size[1]}x{self.image_size[0]} image")
-            x, y, radius = (x + 0.5) * factor - 0.5, (y + 0.5) * factor - 0.5, radius * factor
+            x, y, radius = (x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5, radius * min(fx, fy)
             x = min(max(x, 0.0), per_pixel.shape[1] - 1.0)
             y = min(max(y, 0.0), per_pixel.shape[0] - 1.0)
         return _disc_median(per_pixel, x, y, radius)

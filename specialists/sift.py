@@ -22,24 +22,25 @@ from .outputs import Matches
 MAX_SIDE = 2000  # long side SIFT works at; larger images are shrunk and keypoints mapped back
 
 
-def _gray(image: Image.Image | np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
-    """Grey uint8 (h, w) at a long side of at most max_side, and the factor from its pixel
-    coordinates to the image's (1.0 when the image was small enough)."""
+def _gray(image: Image.Image | np.ndarray, max_side: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """Grey uint8 (h, w) at a long side of at most max_side, and the (x, y) factors from its
+    pixel coordinates to the image's ((1, 1) when the image was small enough)."""
     array = np.asarray(image.convert("RGB") if isinstance(image, Image.Image) else image)
     grey = cv2.cvtColor(array, cv2.COLOR_RGB2GRAY) if array.ndim == 3 else array
     long_side = max(grey.shape[:2])
     if long_side <= max_side:
-        return grey, 1.0
+        return grey, (1.0, 1.0)
     scale = max_side / long_side
     size = (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale)))
-    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA), grey.shape[1] / size[0]
+    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA), (grey.shape[1] / size[0], grey.shape[0] / size[1])
 
 
-def _to_image(points: list[tuple[float, float]], factor: float) -> list[tuple[float, float]]:
+def _to_image(points: list[tuple[float, float]], factor: tuple[float, float]) -> list[tuple[float, float]]:
     """Keypoint centres (x, y) at the working size -> the image's pixels (centres map to centres)."""
-    if factor == 1.0:
+    fx, fy = factor
+    if (fx, fy) == (1.0, 1.0):
         return points
-    return [((x + 0.5) * factor - 0.5, (y + 0.5) * factor - 0.5) for x, y in points]
+    return [((x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5) for x, y in points]
 
 
 @dataclass
@@ -81,8 +82,8 @@ class SiftMatcher:
     def describe(self, image: Image.Image | np.ndarray, points: np.ndarray, size: float = 16.0) -> np.ndarray:
         """SIFT descriptors computed AT given (x, y) image points (N, 2) -> (N, 128), L2-normalised
         (on a shrunk image the points and the patch size shrink with it)."""
-        grey, factor = _gray(image, self.max_side)
-        keypoints = [cv2.KeyPoint(float((x + 0.5) / factor - 0.5), float((y + 0.5) / factor - 0.5), size / factor)
+        grey, (fx, fy) = _gray(image, self.max_side)
+        keypoints = [cv2.KeyPoint(float((x + 0.5) / fx - 0.5), float((y + 0.5) / fy - 0.5), size / max(fx, fy))
                      for x, y in points]
         _, desc = self._sift.compute(grey, keypoints)
         if desc is None or len(desc) != len(points):

@@ -108,3 +108,10 @@ def test_the_resize_rule_is_a_choice_of_the_wrapper():
     assert a.shape == b.shape == (30, 40) and not torch.allclose(a, b)
     with pytest.raises(ValueError, match="lower_bound, transformers"):
         DepthAnything.tiny(seed=0, resize="nearest")
+
+
+def test_a_thin_image_is_refused_by_the_lower_bound_rule_with_the_way_out():
+    from specialists.engine import EngineInputError, Preprocess
+
+    with pytest.raises(EngineInputError, match="too thin.*depth_anything.resize=transformers"):
+        Preprocess(518, "lower_bound", multiple_of=14).resized_size(2, 2000)

@@ -173,3 +173,35 @@ def test_grounding_dino_is_an_option_with_the_same_rules(tmp_path, monkeypatch):
     assert (summary["specialist"], summary["errors"], summary["rules"]) == ("grounding_dino", 0,
                                                                             ["counting.grounding_dino_count"])
     assert summary["settings"] == {"threshold": "0.35"}
+
+
+def test_drawn_blink_boxes_reach_the_localization_rule_without_a_markers_file():
+    """The solver asks the marker step for boxes A and B: BLINK's drawing is read as boxes."""
+    from adapters.markers.blink_draw import blink_jpeg, draw_blink_boxes
+    from adapters.rules.detection import Owlv2Tasks
+    from adapters.solver import SolverOptions
+
+    rng = np.random.default_rng(4)
+    picture = rng.integers(90, 160, (375, 500, 3), dtype=np.uint8)
+    drawn, _ = draw_blink_boxes(picture, {"A": (60, 50, 260, 200), "B": (200, 120, 430, 330)})
+    text = "Which bounding box more accurately localizes and encloses the dog?"
+    question = MCQuestion("val_Object_Localization_1", "Object_Localization", text, ("Box A", "Box B"), "A",
+                          QuestionSource("t", "val"), question=text, _images=[Image.fromarray(blink_jpeg(drawn))])
+    (decision,) = Owlv2Tasks(SolverOptions(checkpoint="tiny-random")).decide_batch([question])
+    assert not isinstance(decision, Exception), decision
+    assert set(decision.details["iou"]) == {"A", "B"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Is the cat at the right side of the laptop?", ("cat", "right", "laptop")),
+    ("Is the bench adjacent to the tree?", ("bench", "near", "tree")),
+    ("Does the bowl contain the apple?", ("bowl", "contains", "apple")),
+])
+def test_vsr_phrasings(text, expected):
+    assert relation_triple(_q("Spatial_Relation", text, ("yes", "no"))) == expected
+    assert relation_holds("contains", [0, 0, 100, 100], [20, 20, 40, 40]) > 0
+
+
+def test_plurals_ending_in_ie():
+    assert [singular(w) for w in ("cookies", "movies", "strawberries", "wolves")] == ["cookie", "movie", "strawberry",
+                                                                                     "wolf"]

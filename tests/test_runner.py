@@ -307,6 +307,13 @@ def test_settings_are_applied_recorded_and_part_of_the_run_identity(tmp_path):
         run(RunConfig(str(out), resume=True, **config))  # the default is mean_rgb: a different run
     defaults = run(RunConfig(str(tmp_path / "defaults"), **config))
     assert defaults["tasks"]["Relative_Reflectance"]["settings"] == {"measure": "mean_rgb"}
+    # a run from before named settings existed is refused with that reason
+    results_file = tmp_path / "defaults" / "results.json"
+    old = json.loads(results_file.read_text())
+    del old["identity"]["settings"]
+    results_file.write_text(json.dumps(old))
+    with pytest.raises(RunDirError, match="settings: not recorded \\(the run predates it\\)"):
+        run(RunConfig(str(tmp_path / "defaults"), resume=True, **config))
 
 
 @pytest.mark.parametrize("setting, message", [

@@ -90,3 +90,17 @@ def test_retinex_on_a_huge_image_keeps_its_layers_small_and_reads_image_pixels()
     assert right < left / 3
     with pytest.raises(ValueError, match="outside the 4500x3000 image"):
         layers.reflectance_at(4600, 10)
+
+
+def test_working_size_pixels_map_to_the_image_pixels_they_average():
+    """INTER_AREA averages image pixels 300-302 into working pixel 100 (factor 3): its centre,
+    301, is where `_to_image` puts that working pixel, in x and (with its own factor) in y."""
+    from specialists.sift import _gray, _to_image
+
+    image = np.zeros((4000, 6000, 3), np.uint8)
+    image[600:603, 300:303] = 255
+    grey, (fx, fy) = _gray(image, 2000)
+    assert grey.shape == (1333, 2000) and fx == 3.0 and fy == pytest.approx(4000 / 1333)
+    y, x = np.unravel_index(int(np.argmax(grey)), grey.shape)
+    (mx, my), = _to_image([(float(x), float(y))], (fx, fy))
+    assert abs(mx - 301) <= 0.5 and abs(my - 601) <= fy / 2

@@ -134,7 +134,8 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
     """Parse the drawn markers of every image: (markers found, per-image details). Never raises
     MarkerError: missing labels are in the details (ImageParse.missing). Points on a BLINK
     task's images are read in BLINK's own style first (parse_blink_first)."""
-    kind = "point"
+    # the kind of drawing is the task's (Object_Localization draws boxes), whoever names the labels
+    kind = MARKER_TASKS[question.task][0] if question.task in MARKER_TASKS else "point"
     if labels is None:
         expected = expected_markers(question)
         kind, labels = expected.kind, expected.labels

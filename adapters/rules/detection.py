@@ -9,7 +9,7 @@ Rule names carry the detector's name (`counting.owlv2_count`, `counting.groundin
 - counting: boxes of the counted object scoring at least `threshold`, overlapping
   duplicates removed (NMS, IoU 0.5); the option nearest to that count;
 - spatial: the best box of each object; the relation decided from their geometry
-  (left/right/above/below by centres, on, inside, touching, near/far); in front of / behind need
+  (left/right/above/below by centres, on, inside, contains, touching, near/far); in front of / behind need
   depth, which two boxes do not give: the rule abstains and says so;
 - localization: the best box of the object; the drawn box (from the marker step)
   that overlaps it most (IoU) wins.
@@ -88,6 +88,8 @@ def relation_holds(relation: str, subject: list[float], obj: list[float]) -> flo
         shared = _overlap_1d(subject[0], subject[2], obj[0], obj[2]) / max(1.0, min(s_w, o_w))
         rests = subject[3] >= obj[1] - 0.1 * o_h and sy < oy
         return shared - 0.3 if rests else -1.0
+    if relation == "contains":  # the object inside the subject
+        return relation_holds("inside", obj, subject)
     if relation == "inside":
         area = max(1.0, s_w * s_h)
         inter = _overlap_1d(subject[0], subject[2], obj[0], obj[2]) * _overlap_1d(subject[1], subject[3], obj[1], obj[3])

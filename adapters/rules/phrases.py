@@ -15,8 +15,10 @@ from ..questions import MCQuestion, QuestionError
 
 # canonical relation -> the phrasings that mean it, longest first when they share words
 RELATIONS: dict[str, tuple[str, ...]] = {
-    "left": ("to the left of", "on the left side of", "on the left of", "left of"),
-    "right": ("to the right of", "on the right side of", "on the right of", "right of"),
+    "left": ("to the left of", "on the left side of", "at the left side of", "on the left of", "at the left of",
+             "left of"),
+    "right": ("to the right of", "on the right side of", "at the right side of", "on the right of",
+              "at the right of", "right of"),
     "in_front": ("in front of",),
     "behind": ("behind", "in back of"),
     "on": ("on top of", "sitting on", "lying on", "resting on", "standing on", "placed on", "on"),
@@ -24,13 +26,16 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "below": ("underneath", "beneath", "below", "under"),
     "inside": ("inside of", "inside", "within", "in"),
     "touching": ("touching", "in contact with"),
-    "near": ("next to", "beside", "close to", "near", "by"),
+    "near": ("adjacent to", "next to", "beside", "close to", "near", "by"),
+    "contains": ("contains", "containing", "contain"),
     "far": ("far away from", "far from"),
 }
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some|this|that|these|those)\s+", re.IGNORECASE)
 _NUMBER_WORDS = {"zero": 0, "none": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_IRREGULAR = {"people": "person", "men": "man", "women": "woman", "children": "child", "feet": "foot",
+_IES_TO_IE = {"cookies", "movies", "pies", "ties", "brownies", "zombies", "hoodies", "selfies", "smoothies", "lies",
+              "calories", "rookies", "goalies"}
+_IRREGULAR = {"wolves": "wolf", "halves": "half", "calves": "calf", "loaves": "loaf", "scarves": "scarf","people": "person", "men": "man", "women": "woman", "children": "child", "feet": "foot",
               "teeth": "tooth", "mice": "mouse", "geese": "goose", "sheep": "sheep", "fish": "fish", "knives": "knife",
               "leaves": "leaf", "shelves": "shelf", "buses": "bus", "glasses": "glasses", "scissors": "scissors", "pants": "pants"}
 
@@ -51,6 +56,8 @@ def singular(noun_phrase: str) -> str:
     last = words[-1].lower()
     if last in _IRREGULAR:
         words[-1] = _IRREGULAR[last]
+    elif last in _IES_TO_IE:
+        words[-1] = words[-1][:-1]
     elif last.endswith("ies") and len(last) > 4:
         words[-1] = words[-1][:-3] + "y"
     elif re.search(r"(ches|shes|sses|xes|zes)$", last):
