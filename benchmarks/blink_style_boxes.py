@@ -10,13 +10,12 @@ blink_boxes.read_blink_boxes. Two layouts:
 - "independent": each box anywhere (30-300 px sides), a tenth running past the right edge.
 A box is right when every side is within 2 px of the drawn line; a wrong one is placed elsewhere.
 
-    .venv/bin/python -m benchmarks.blink_style_boxes [--n 500] [--seed 0]
+    .venv/bin/python -m benchmarks.blink_style_boxes [--n 500] [--seed 0] [--record]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from adapters.markers.blink_boxes import read_blink_boxes
 from adapters.markers.blink_draw import blink_jpeg, draw_blink_boxes
 from adapters.markers.scenes import background, load_photos
+from benchmarks.record import Recorder
 
 TOLERANCE = 2.0
 
@@ -95,11 +95,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--record", action="store_true", help="also write the lines to benchmarks/results/blink_style_boxes.jsonl")
     args = parser.parse_args()
+    recorder = Recorder("blink_style_boxes", args.record)
     photos = load_photos()
     for layout in ("same_object", "independent"):
-        print(json.dumps({**run(layout, args.n, args.seed, photos), "seed": args.seed, "photos": len(photos),
-                          "tolerance_px": TOLERANCE}), flush=True)
+        recorder.emit({**run(layout, args.n, args.seed, photos), "seed": args.seed, "photos": len(photos),
+                       "tolerance_px": TOLERANCE})
+    recorder.close()
 
 
 if __name__ == "__main__":

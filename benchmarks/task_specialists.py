@@ -1,7 +1,7 @@
 """Time per question of the specialists for the tasks the paper ran none on (Jigsaw,
 Visual_Similarity, Art_Style, Counting / Spatial_Relation / Object_Localization).
 
-    python -m benchmarks.task_specialists [--questions N] [--device cpu|cuda]
+    python -m benchmarks.task_specialists [--questions N] [--device cpu|cuda] [--record]
 
 One JSON line per specialist: seconds per question through its solver path (`decide_batch`),
 with the real architecture at its real input size and random weights (nothing is downloaded;
@@ -13,7 +13,6 @@ image, as a reference script does) and the ratio of the engine's batched path to
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
@@ -21,6 +20,7 @@ import torch
 from PIL import Image
 
 from adapters.questions import MCQuestion, QuestionSource
+from benchmarks.record import Recorder
 
 SOURCE = QuestionSource("benchmark", "val")
 TWO = ("the second image", "the third image")
@@ -127,12 +127,14 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=8)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--case", nargs="+", choices=list(CASES), default=list(CASES))
+    parser.add_argument("--record", action="store_true", help="also write the lines to benchmarks/results/task_specialists.jsonl")
     args = parser.parse_args()
+    recorder = Recorder("task_specialists", args.record)
     torch.manual_seed(0)
     for name in args.case:
         line = CASES[name](args.questions, args.device, np.random.default_rng(0))
-        print(json.dumps({**line, "device": args.device, "threads": torch.get_num_threads(), "questions": args.questions}),
-              flush=True)
+        recorder.emit({**line, "device": args.device, "threads": torch.get_num_threads(), "questions": args.questions})
+    recorder.close()
 
 
 if __name__ == "__main__":

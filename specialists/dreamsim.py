@@ -12,8 +12,6 @@ Images are squashed to 224 x 224 (bicubic, no crop) and ImageNet-normalised, on 
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Sequence
 
@@ -27,52 +25,6 @@ from .precision import dtype_of, place
 
 SPEC_NAME = "dreamsim"
 IMAGE_SIZE = 224
-_LORA_KEY = re.compile(r"(?:^|\.)blocks\.(\d+)\.attn\.qkv\.lora_([AB])\.weight$")
-
-
-def read_lora_adapter(folder: str | Path) -> tuple[dict[int, tuple[torch.Tensor, torch.Tensor]], float]:
-    """A peft adapter folder -> ({block: (A (r, in), B (out, r))}, scale alpha / r).
-
-    Only `attn.qkv` LoRA pairs are accepted (DreamSim's target); any other tensor, a block with
-    half a pair, or a rank that disagrees with adapter_config.json is refused with the reason."""
-    from checkpoints.convert.common import StateDictError, load_torch_file, tensor_dict
-
-    folder = Path(folder)
-    config_file = folder / "adapter_config.json"
-    if not config_file.is_file():
-        raise StateDictError(f"{folder}: no adapter_config.json, so not a peft LoRA adapter folder")
-    config = json.loads(config_file.read_text(encoding="utf-8"))
-    rank, alpha = int(config.get("r", 0)), float(config.get("lora_alpha", 0))
-    if rank <= 0 or "qkv" not in (config.get("target_modules") or []):
-        raise StateDictError(f"{config_file}: expected a LoRA on qkv with r > 0, got r={rank}, "
-                             f"target_modules={config.get('target_modules')}")
-    weights = folder / "adapter_model.safetensors"
-    if weights.is_file():
-        from safetensors.torch import load_file
-
-        state = load_file(str(weights))
-    elif (folder / "adapter_model.bin").is_file():
-        state = tensor_dict(load_torch_file(folder / "adapter_model.bin"), folder / "adapter_model.bin", "a LoRA adapter")
-    else:
-        raise StateDictError(f"{folder}: no adapter_model.safetensors or adapter_model.bin")
-    branches = {m.group(1) for m in (re.search(r"extractor_list\.(\d+)\.", k) for k in state) if m}
-    if len(branches) > 1:
-        raise StateDictError(f"{folder}: an adapter for {len(branches)} backbones (the DreamSim ensemble); "
-                             "only the single-branch dino_vitb16 adapter is supported")
-    pairs: dict[int, dict[str, torch.Tensor]] = {}
-    for key, tensor in state.items():
-        match = _LORA_KEY.search(key)
-        if match is None:
-            raise StateDictError(f"{folder}: unexpected tensor {key!r} (only blocks.N.attn.qkv.lora_A/B are merged)")
-        pairs.setdefault(int(match.group(1)), {})[match.group(2)] = tensor.float()
-    lora = {}
-    for block, pair in sorted(pairs.items()):
-        if set(pair) != {"A", "B"} or pair["A"].shape[0] != rank or pair["B"].shape[1] != rank:
-            raise StateDictError(f"{folder}: block {block}'s LoRA pair is incomplete or not of rank {rank}")
-        lora[block] = (pair["A"], pair["B"])
-    if not lora:
-        raise StateDictError(f"{folder}: the adapter holds no LoRA pair")
-    return lora, alpha / rank
 
 
 def merge_lora(model: torch.nn.Module, lora: dict[int, tuple[torch.Tensor, torch.Tensor]], scale: float) -> None:
@@ -122,6 +74,7 @@ class DreamSimEmbedder:
     @classmethod
     def from_checkpoints(cls, backbone_file: str | Path, adapter_folder: str | Path, **kwargs) -> "DreamSimEmbedder":
         """timm's DINO ViT-B/16 weights (checked tensor by tensor) plus the DreamSim adapter folder."""
+        from checkpoints.convert.lora import read_lora_adapter
         from checkpoints.convert.timm_weights import create_timm_model
 
         backbone = create_timm_model("vit_base_patch16_224.dino", backbone_file, num_classes=0)

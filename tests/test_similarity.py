@@ -137,7 +137,8 @@ def _adapter(folder, dim=32, blocks=2, rank=4, alpha=8.0, extra=None, seed=0):
 def test_the_released_adapter_layout_is_read_and_merged(tmp_path):
     from timm.models.vision_transformer import VisionTransformer
 
-    from specialists.dreamsim import merge_lora, read_lora_adapter
+    from checkpoints.convert.lora import read_lora_adapter
+    from specialists.dreamsim import merge_lora
 
     state = _adapter(tmp_path / "lora")
     lora, scale = read_lora_adapter(tmp_path / "lora")
@@ -151,7 +152,7 @@ def test_the_released_adapter_layout_is_read_and_merged(tmp_path):
 
 
 def test_adapters_that_are_not_dreamsims_single_branch_are_refused(tmp_path):
-    from specialists.dreamsim import read_lora_adapter
+    from checkpoints.convert.lora import read_lora_adapter
 
     _adapter(tmp_path / "ensemble", extra={
         "base_model.model.extractor_list.1.model.blocks.0.attn.qkv.lora_A.weight": torch.zeros(4, 32)})

@@ -132,11 +132,11 @@ def _last_band(positions: list[int]) -> list[int]:
     return band
 
 
-def _tab_bottom(mask_rows_full: dict, xa: int, ya: int, tab_size: tuple[int, int]) -> float:
+def _tab_bottom(cols: dict[int, list[tuple[int, int]]], xa: int, ya: int, tab_size: tuple[int, int]) -> float:
     """The last row of the tab below (xa, ya): where its columns' runs stop, on the median column."""
     ends = []
     for x in range(xa + 2, xa + tab_size[0] - 2):
-        for a, b in mask_rows_full.get(x, []):
+        for a, b in cols.get(x, []):
             if a <= ya + SNAP and b >= ya:
                 ends.append(min(b, ya + tab_size[1] + SNAP))
     return float(np.median(ends)) if ends else float(ya + tab_size[1] - 1)

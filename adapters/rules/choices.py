@@ -31,9 +31,9 @@ def image_options(question: MCQuestion, first_option_image: int = 1) -> dict[str
 
 
 def point_label(choice: str) -> str:
-    """"Point C" -> "C"; "A is closer" -> "A"; "B is darker" -> "B"."""
+    """"Point C" -> "C"; "Box B" -> "B"; "A is closer" -> "A"; "B is darker" -> "B"."""
     text = choice.strip()
-    match = re.match(r"^\s*point\s+([A-Z])\b", text, re.IGNORECASE) or re.match(r"^\s*([A-Z])\b", text)
+    match = re.match(r"^\s*(?:point|box)\s+([A-Z])\b", text, re.IGNORECASE) or re.match(r"^\s*([A-Z])\b", text)
     if match is None:
         raise QuestionError(f"option {choice!r} names no point label")
     return match.group(1).upper()

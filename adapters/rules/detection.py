@@ -23,7 +23,7 @@ from torchvision.ops import box_iou, nms
 from specialists.outputs import Detections
 
 from ..questions import Decision, MCQuestion, QuestionError
-from .choices import letter_for_word, point_label
+from .choices import letter_for_word, letters_by_label
 from .model_solver import ModelSolver
 from .phrases import counted_object, localized_object, option_number, relation_triple
 
@@ -121,10 +121,8 @@ def spatial_decision(question: MCQuestion, detections: Detections, relation: str
 def localization_decision(question: MCQuestion, detections: Detections, drawn: dict[str, tuple], rule: str) -> Decision:
     """drawn: option label ("A", "B") -> the drawn box (x0, y0, x1, y1)."""
     best, score = _best_box(detections, 0)
-    by_label = {point_label(text.replace("Box", "").replace("box", "")): letter
-                for letter, text in zip(question.letters, question.choices)}
     ious = {}
-    for label, letter in by_label.items():
+    for label, letter in letters_by_label(question).items():
         if label not in drawn:
             raise QuestionError(f"{question.idx}: box {label} was not found on the image")
         ious[letter] = float(box_iou(torch.tensor([best]), torch.tensor([list(drawn[label])], dtype=torch.float32))[0, 0])
@@ -180,10 +178,8 @@ class DetectorTasks(ModelSolver):
             return spatial_decision(question, output, relation_triple(question)[1], rule)
         from ..markers import find_markers
 
-        labels = [point_label(t.replace("Box", "").replace("box", "")) for t in question.choices]
-        found = find_markers(question, {"image_1": labels})
-        drawn = {label: found.marker("image_1", label).box for label in labels}
-        return localization_decision(question, output, {k: v for k, v in drawn.items() if v is not None}, rule)
+        drawn = {label: m.box for label, m in find_markers(question).images.get("image_1", {}).items() if m.box}
+        return localization_decision(question, output, drawn, rule)
 
 
 class Owlv2Tasks(DetectorTasks):

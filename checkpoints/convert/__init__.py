@@ -62,7 +62,7 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
     elif fmt == "loftr-lightning":
         loftr_state_dict(path)
     elif fmt == "peft-lora":
-        from specialists.dreamsim import read_lora_adapter
+        from .lora import read_lora_adapter
 
         read_lora_adapter(path)
     elif fmt == "torchvision-vgg19":
