@@ -41,7 +41,8 @@ from .tasks import canonical_task
 from specialists.feature_cache import MODES as CACHE_MODES
 
 RESULTS_SCHEMA_VERSION = 1
-BENCHMARKS = ("blink", "synthetic", "combo")
+BENCHMARKS = ("blink", "synthetic", "combo", "marvel", "blink-twice")
+OTHER_BENCHMARKS = ("marvel", "blink-twice")  # read from --root, scored by their own metrics too
 
 
 @dataclass
@@ -64,6 +65,7 @@ class RunConfig:
     synthetic_n: int = 50
     synthetic_images: str | None = None
     markers: str | None = None  # "drawn" (= "parse"), "file" (the root's markers.jsonl), a path, or None (default)
+    root: str | None = None  # --benchmark marvel | blink-twice: the release folder
     combo_root: str | None = None  # ComBo folder or manifest CSV; None = ComBo-lite renders
     combo_n: int = 50  # --benchmark combo: questions per Category Building level and Pattern Perception
     combo_factors: str | None = None  # factor table TOML (default: the packaged 9,504-object table)
@@ -93,6 +95,12 @@ class RunConfig:
         if self.benchmark != "blink" and self.blink_root:
             raise ValueError(f"--blink-root belongs to --benchmark blink (this run is --benchmark {self.benchmark}); "
                              "to run on a folder `specialists synth` wrote: --benchmark blink --blink-root DIR")
+        if self.benchmark in OTHER_BENCHMARKS and not self.root:
+            raise ValueError(f"--benchmark {self.benchmark} reads its release from --root DIR; give the folder")
+        if self.benchmark not in OTHER_BENCHMARKS and self.root:
+            raise ValueError(f"--root belongs to --benchmark {' or '.join(OTHER_BENCHMARKS)}; BLINK's folder is --blink-root")
+        if self.benchmark in OTHER_BENCHMARKS and (self.answers or self.markers):
+            raise ValueError(f"--answers and --markers belong to BLINK; {self.benchmark}'s answers come with its release")
         if self.limit is not None and self.limit <= 0:
             raise ValueError("--limit must be a number of questions (at least 1) or a fraction between 0 and 1")
 
@@ -166,6 +174,8 @@ def _sample(
         "error": None,
         "seconds": round(seconds, 6),
     }
+    if question.meta:
+        record["meta"] = question.meta
     if isinstance(outcome, Exception):
         record["status"] = "error"
         record["error"] = f"{type(outcome).__name__}: {outcome}"
@@ -221,10 +231,41 @@ def _open_combo(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
     return reader, data, {}
 
 
+def _open_other(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
+    """MARVEL's or BLINK-Twice's questions, from the release folder (no drawn markers)."""
+    if config.benchmark == "marvel":
+        from .marvel import MarvelReader
+
+        reader: Any = MarvelReader(config.root, config.tasks)
+    else:
+        from .blink_twice import BlinkTwiceReader
+
+        reader = BlinkTwiceReader(config.root, config.tasks)
+    data = {"root": str(reader.root), "markers": {"source": "none", "path": None, "sha256": None},
+            "generator": reader.describe(), "files": [f.to_json() for f in reader.data_files()]}
+    return reader, data, {}
+
+
+def benchmark_metrics(benchmark: str, samples: list[dict]) -> dict[str, Any] | None:
+    """The benchmark's own metrics over a run's (or a model's) answered questions, or None for
+    those scored by per-task accuracy alone."""
+    if benchmark == "marvel":
+        from .marvel_metrics import marvel_metrics
+
+        return marvel_metrics(samples)
+    if benchmark == "blink-twice":
+        from .blink_twice_metrics import blink_twice_metrics
+
+        return blink_twice_metrics(samples)
+    return None
+
+
 def _open_benchmark(config: RunConfig) -> tuple[BlinkReader, dict[str, Any], dict]:
     """The question reader, the data section of results.json, and known marker coordinates."""
     if config.benchmark == "combo":
         return _open_combo(config)
+    if config.benchmark in OTHER_BENCHMARKS:
+        return _open_other(config)
     answers = load_answers(config.answers) if config.answers else None
     if config.benchmark == "synthetic":
         data_dir = cached_synthetic(config.synthetic_n, config.seed, config.synthetic_images)
@@ -259,6 +300,7 @@ def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: di
         "data_sha256": sorted(f["sha256"] for f in data["files"]),
         # ComBo's questions are generated: how (count, source, seed) is part of what they are.
         "combo": data["generator"] if config.benchmark == "combo" else None,
+        "root": data["root"] if config.benchmark in OTHER_BENCHMARKS else None,
     }
 
 
@@ -503,4 +545,7 @@ def _finalise(
               for task, samples in run_samples.items()}
     ci = macro_bootstrap_ci(scored, stable_seed(config.seed, "macro"))
     results["macro_ci95"] = list(ci) if ci else None
+    own = benchmark_metrics(config.benchmark, [s for samples in run_samples.values() for s in samples])
+    if own is not None:
+        results["benchmark_metrics"] = own
     results["status"] = status

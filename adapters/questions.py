@@ -103,6 +103,9 @@ class MCQuestion:
     # Known marker positions {"image_1": {"A": (x, y), ...}} from a --markers sidecar or a
     # generator; None = find them by parsing the drawn markers.
     markers: dict[str, dict[str, tuple]] | None = None
+    # What a benchmark's own metrics group questions by (MARVEL's puzzle, pattern and task
+    # configuration; BLINK-Twice's image and group): JSON-able, copied into the sample line.
+    meta: dict[str, Any] | None = None
     _image_loader: Callable[[], list[Image.Image]] | None = field(default=None, repr=False)
     _images: list[Image.Image] | None = field(default=None, repr=False)
 
@@ -135,6 +138,7 @@ class BrokenQuestion:
     task: str
     error: str
     gold: str | None = None
+    meta: dict[str, Any] | None = None
 
 
 # Pixels one image may have: BLINK's are under 2 MP; a 64 MP photograph still decodes (about 200 MB

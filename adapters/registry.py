@@ -13,7 +13,7 @@ from typing import Callable
 
 from .settings import Setting
 from .solver import Solver, SolverOptions
-from .tasks import ALL_TASK_NAMES, COMBO_TASKS
+from .tasks import ALL_TASK_NAMES, COMBO_TASKS, MARVEL_COUNT_TASKS
 
 
 class UnknownSpecialistError(ValueError):
@@ -62,6 +62,9 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Spatial_Relation": "owlv2",
     "Object_Localization": "owlv2",
     **{task: "prototype" for task in COMBO_TASKS},  # ComBo's clustering & retrieval
+    # MARVEL's panel counts; its AVR and fine-grained questions and BLINK-Twice have no
+    # meaningful specialist, so they use `random` (its expected score is reported beside)
+    **{task: "panel_count" for task in MARVEL_COUNT_TASKS},
 }
 WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Visual_Correspondence": "sift",
@@ -69,6 +72,7 @@ WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Relative_Reflectance": "retinex",
     "Relative_Depth": "lower_is_closer",
     "Jigsaw": "seam",
+    **{task: "panel_count" for task in MARVEL_COUNT_TASKS},
 }
 
 
@@ -191,6 +195,9 @@ def _builtin_specs() -> None:
                             "IIW rule (delta 0.10)",
                             _lazy(".rules.ordinal_reflectance", "OrdinalShadingReflectance"),
                             default_checkpoint="ordinal-shading-v1", settings=ORDINAL_SHADING_SETTINGS))
+    register(SpecialistSpec("panel_count", MARVEL_COUNT_TASKS, "classical",
+                            "MARVEL's panel counts from the puzzle's bordered panels (the choices: its bottom row)",
+                            _lazy(".rules.panel_count", "PanelCount")))
     register(SpecialistSpec("seam", ("Jigsaw",), "classical",
                             "seam continuity: the piece whose borders continue the picture beside its blacked-out corner",
                             _lazy(".rules.jigsaw", "JigsawSeam")))

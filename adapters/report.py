@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .reference import reference_scores
+from .benchmark_report import metrics_lines
 from .tasks import ALL_TASK_NAMES
 
 
@@ -98,7 +99,9 @@ def markdown(runs: Sequence[Run]) -> str:
             "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper,
                                best_text]) + " |"
         )
-    for key, name in (("macro_accuracy", "**macro mean** (BLINK's headline)"), ("micro_accuracy", "micro mean")):
+    blink = all(run.results.get("benchmark") in ("blink", "synthetic", None) for run in runs)
+    headline = "**macro mean** (BLINK's headline)" if blink else "**macro mean** over tasks"
+    for key, name in (("macro_accuracy", headline), ("micro_accuracy", "micro mean")):
         lines.append("| " + " | ".join([name, *(_pct(run.results.get(key)) for run in runs), "", "", "", ""]) + " |")
     for run in runs:
         r = run.results
@@ -115,6 +118,8 @@ def markdown(runs: Sequence[Run]) -> str:
         for name, roles in (r.get("auxiliary_checkpoints") or {}).items():
             for role, ckpt in roles.items():
                 lines += ["", f"{name} {role}: {ckpt.get('name')} ({(ckpt.get('sha256') or 'no hash')[:12]})."]
+        if r.get("benchmark_metrics"):
+            lines += [""] + metrics_lines(r["benchmark"], [r["benchmark_metrics"]], [run.label])
         lines += ["", "| Task | n | accuracy % | 95% CI | abstained | errors | unscored | specialist | checkpoint |"]
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for task in tasks:

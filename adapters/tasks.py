@@ -1,4 +1,4 @@
-"""BLINK's 14 tasks, ComBo's tasks, and turning a user's task name into one of them ("did you mean")."""
+"""BLINK's 14 tasks, ComBo's, MARVEL's and BLINK-Twice's, and turning a user's task name into one of them ("did you mean")."""
 
 from __future__ import annotations
 
@@ -39,7 +39,14 @@ TASK_NAMES: tuple[str, ...] = tuple(t.name for t in BLINK_TASKS)
 COMBO_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
 CATEGORY_BUILDING_TASKS: tuple[str, ...] = tuple(f"Category_Building_{level}" for level in COMBO_LEVELS)
 COMBO_TASKS: tuple[str, ...] = CATEGORY_BUILDING_TASKS + ("Pattern_Perception",)
-ALL_TASK_NAMES: tuple[str, ...] = TASK_NAMES + COMBO_TASKS
+# MARVEL (`--benchmark marvel`): each puzzle asks five questions, one task each: the abstract
+# visual reasoning question (4 choices), the fine-grained perception question (2 options), and
+# the three coarse panel counts (the context part, the choices part, the whole puzzle).
+MARVEL_COUNT_TASKS: tuple[str, ...] = ("MARVEL_Count_Context", "MARVEL_Count_Choices", "MARVEL_Count_Total")
+MARVEL_TASKS: tuple[str, ...] = ("MARVEL_AVR", "MARVEL_Fine_Perception") + MARVEL_COUNT_TASKS
+# BLINK-Twice (`--benchmark blink-twice`): yes/no questions on visual illusions, two per image.
+BLINK_TWICE_TASKS: tuple[str, ...] = ("BLINK_Twice",)
+ALL_TASK_NAMES: tuple[str, ...] = TASK_NAMES + COMBO_TASKS + MARVEL_TASKS + BLINK_TWICE_TASKS
 
 
 def _key(name: str) -> str:

@@ -41,9 +41,11 @@ def _default_output(benchmark: str, specialists: list[str] | None) -> str:
 
 def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="answer a benchmark's questions with specialists")
-    run.add_argument("--benchmark", default="blink", choices=["blink", "synthetic", "combo"],
-                     help="blink (real data, --blink-root), synthetic (generated BLINK-format questions), or combo "
-                     "(Category Building per difficulty level and Pattern Perception; ComBo-lite without --combo-root)")
+    run.add_argument("--benchmark", default="blink", choices=["blink", "synthetic", "combo", "marvel", "blink-twice"],
+                     help="blink (real data, --blink-root), synthetic (generated BLINK-format questions), combo "
+                     "(Category Building per difficulty level and Pattern Perception; ComBo-lite without --combo-root), "
+                     "marvel or blink-twice (their releases, --root)")
+    run.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice: the release folder")
     run.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
     run.add_argument("--split", default="val", choices=["val", "test"])
     run.add_argument("--tasks", nargs="+", metavar="T", help="tasks to run (default: every task found)")
@@ -126,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         output_dir=output, benchmark=args.benchmark, split=args.split, tasks=args.tasks,
         specialist=args.specialist, checkpoint=args.checkpoint, limit=args.limit, device=args.device,
         batch_size=args.batch_size, precision=args.precision, seed=args.seed, answers=args.answers,
-        blink_root=args.blink_root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
+        blink_root=args.blink_root, root=args.root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
         combo_root=args.combo_root, combo_n=args.combo_n, combo_factors=args.combo_factors,
         combo_k_support=args.combo_k_support, cache=args.cache, cache_dir=args.cache_dir, settings=args.settings,
         resume=args.resume, retry_errors=args.retry_errors,
@@ -136,6 +138,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(markdown([load_run(output)]).split("\n## ")[0].rstrip())
     if args.benchmark == "combo":
         _print_combo_table(results)
+    if results.get("benchmark_metrics"):
+        from adapters.benchmark_report import metrics_lines
+
+        print("\n" + "\n".join(metrics_lines(args.benchmark, [results["benchmark_metrics"]], [load_run(output).label])))
     errors = sum(t["errors"] for t in results["tasks"].values())
     if errors:
         print(f"\n{errors} question(s) failed; their errors are in {Path(output) / 'samples.jsonl'} (status \"error\").")

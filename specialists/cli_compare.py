@@ -2,7 +2,8 @@
 
 Puts specialist runs and MLLM predictions side by side on the same BLINK questions (see
 adapters/compare.py for the scoring and adapters/mllm.py for the formats read). With no
-RUN_DIR it compares the MLLMs alone.
+RUN_DIR it compares the MLLMs alone. On MARVEL or BLINK-Twice (`--benchmark`, or the runs'),
+adapters/compare_other.py scores them with those benchmarks' own metrics.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--match", default="auto", choices=["auto", "exact", "lenient"],
                          help="auto: exact for BLINK's extracted predictions (as BLINK scored them), "
                               "lenient for raw model output")
+    compare.add_argument("--benchmark", choices=["blink", "marvel", "blink-twice"],
+                         help="the benchmark the runs and predictions answer (default: the runs', else blink); "
+                              "marvel and blink-twice are scored with their own metrics")
+    compare.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice: the release folder "
+                                                       "(default: the one the runs read)")
     compare.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     compare.add_argument("--allow-other-benchmarks", action="store_true",
                          help="score runs on other benchmarks (synthetic) against BLINK's answers and predictions "
@@ -29,6 +35,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the older name
     compare.add_argument("--output-dir", dest="output", metavar="DIR", help="folder for comparison.json/.md/.csv, misses.csv, plots "
                                           "(default: the run folder when there is exactly one)")
+
+
+def _benchmark_of(args: argparse.Namespace) -> str:
+    if args.benchmark:
+        return args.benchmark
+    from adapters.report import load_run
+
+    found = {load_run(d).results.get("benchmark") for d in args.run_dirs}
+    return next((b for b in ("marvel", "blink-twice") if b in found), "blink")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -39,6 +54,15 @@ def handle(args: argparse.Namespace) -> int:
         if len(args.run_dirs) != 1:
             raise CompareError("pass --output-dir DIR (the default, the run folder, needs exactly one RUN_DIR)")
         output = args.run_dirs[0]
+    benchmark = _benchmark_of(args)
+    if benchmark != "blink":
+        from adapters.compare_other import comparison_markdown, compare_other, write_other_comparison
+
+        comparison = compare_other(benchmark, args.run_dirs, args.mllm, root=args.root)
+        print(comparison_markdown(comparison))
+        paths = write_other_comparison(comparison, output)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+        return 0
     comparison = compare(args.run_dirs, args.mllm, answers=args.answers, blink_root=args.blink_root,
                          match=args.match, seed=args.seed, allow_other_benchmarks=args.allow_other_benchmarks)
     answers = comparison["answers"]

@@ -1,18 +1,20 @@
 """Read Object_Localization's boxes as BLINK draws them (blink_draw.draw_blink_boxes): box A red,
-box B green, each a hollow rectangle with its label's tab filled in its colour at the top-left.
+box B green, each a hollow rectangle with its label's tab filled in its colour at the top-left;
+B is drawn first, so A's lines and tab may lie over B's.
 
-Per label, in its colour's ink map (`blink_style.ink_map`, strict enough that orange wood or a
-pink face is not the box's red):
-1. straight runs of ink, along rows and along columns, at least MIN_SIDE long (gaps as wide as
-   the other box's lines, which cross them, are bridged);
-2. a left side is a column run whose top carries the label's tab (a filled block of the colour);
-   a row run leaving it at its top or bottom proposes the right side, which must be there as a
-   column run ending where the left side does (or be the image's edge when the box runs past
-   it), with the bottom present or cut by the image (the top may lie under the other box's
-   line: A is drawn over B);
-3. a box is larger than its tab (the tab alone, a filled block, is no box);
-4. each side is the centre of its band of runs (JPEG bleeds the colour evenly to both sides).
-Filled coloured regions have no thin straight runs at their corners, so they propose nothing.
+One mechanism, per label, on two masks: the label's own colour (`blink_style.ink_map`, strict
+enough that orange wood or a pink face is not the box's red) and the colours drawn after it
+(which may hide parts of it, and so count neither for nor against it):
+1. corners: where a tab-sized block is filled (in its colour, or hidden) with nothing of its
+   colour just above or to the left of it. Every drawn box has one; a hidden tab counts, since A
+   drawn over B's corner leaves B's corner under A's ink;
+2. hypotheses: from each corner, the right side at the ends of the runs of colour along the top
+   line (or where a column of colour starts at the top), the bottom likewise from the left side,
+   or the image's edge when the line runs out of the image;
+3. checks: each side shows its colour along most of what is not hidden, and at least a quarter
+   of its length; no side runs on past its corners; the box is hollow and larger than its tab.
+   The best-covered hypothesis wins; each side is then the centre of its band of colour (JPEG
+   bleeds the colour evenly to both sides).
 A label whose colour shows no such box is left to the general reader, with the reason: never a
 guess.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from .blink_draw import BOX_COLOURS, BlinkBoxStyle
@@ -28,210 +31,286 @@ from .blink_style import BlinkRead, ink_map
 from .types import Marker
 
 INK = 0.8  # ink-map value counted as the box's colour (its lines read ~1 after JPEG)
-SIDE_COVER = 0.6  # a side's runs must cover this much of its length
-TAB_FILL = 0.6  # the tab's corner must be at least this full of ink
-MIN_SIDE = 12  # px: shorter runs are not box sides
+TAB_FILL = 0.6  # the tab's inside is at least this full of ink (its letter leaves the rest)
+TAB_MARGIN = 0.8  # and its margins around the letter, each, this full
+OUTSIDE_EMPTY = 0.35  # just outside the top-left corner, at most this much of the colour: a corner
+LINE_INK = 0.75  # of a side's pixels not hidden by later boxes, at least this share shows its colour
+OWN_SHOWING = 0.25  # a side showing less of its length is taken as hidden under a later box
+SLIVER = 0.4  # soft ink along a hidden side's neighbour line that shows the side's own sliver
+OVERSHOOT = 0.25  # past a corner a side's line has stopped: at most JPEG's one-pixel bleed of colour
+HOLLOW = 0.3  # a box is an outline: at most this much of its inside is its colour
+MIN_RUN = 12  # px: shorter runs of colour propose no side
 SNAP = 3  # px: how far a run may start from the corner it belongs to
-OWN_COVER = 0.25  # a side partly under another box's line must still show this much of its own colour
 
 
 def _runs(line: np.ndarray, bridge: int) -> list[tuple[int, int]]:
     """(start, end) inclusive of the True runs of a 1-D bool array, gaps up to `bridge` joined,
-    at least MIN_SIDE long."""
+    at least MIN_RUN long."""
     idx = np.flatnonzero(line)
     if len(idx) == 0:
         return []
     breaks = np.flatnonzero(np.diff(idx) > bridge + 1)
     starts = np.concatenate(([idx[0]], idx[breaks + 1]))
     ends = np.concatenate((idx[breaks], [idx[-1]]))
-    return [(int(a), int(b)) for a, b in zip(starts, ends) if b - a + 1 >= MIN_SIDE]
+    return [(int(a), int(b)) for a, b in zip(starts, ends) if b - a + 1 >= MIN_RUN]
 
 
-def _coverage(runs: list[tuple[int, int]], start: float, end: float) -> float:
-    """How much of [start, end] the runs cover."""
-    length = max(1.0, end - start)
-    covered = sum(max(0.0, min(b, end) - max(a, start)) for a, b in runs)
-    return covered / length
-
-
-def _band(positions: list[int]) -> tuple[float, int]:
-    """(centre, width) of a band of line positions (consecutive rows or columns)."""
-    return (positions[0] + positions[-1]) / 2, positions[-1] - positions[0] + 1
-
-
-def _side(lines: dict[int, list[tuple[int, int]]], near: int, start: float, end: float, limit: int,
-          under: dict[int, list[tuple[int, int]]] | None = None) -> list[int]:
-    """Positions within SNAP + 2 of `near` whose runs cover most of [start, end]: a side's band.
-    under: runs of this colour or of the boxes drawn over it; a side may lie partly under them,
-    but must show at least OWN_COVER of its length in its own colour."""
-    band = []
-    for p in range(max(0, near - SNAP - 2), min(limit, near + SNAP + 3)):
-        own = _coverage(lines[p], start, end)
-        if own >= SIDE_COVER or (under is not None and own >= OWN_COVER and _coverage(under[p], start, end) >= SIDE_COVER):
-            band.append(p)
-    return band
-
-
-def _find_box(mask: np.ndarray, over: np.ndarray, tab: tuple[int, int], tab_size: tuple[int, int],
-              thickness: int) -> tuple[tuple[float, float, float, float], float] | None:
-    """The best-supported box outline with its tab in `mask`: ((x0, y0, x1, y1), score).
-
-    Proposed from the left side (a column run whose top carries the tab), the right side from a
-    row run leaving the left side at the top or the bottom; the top may be hidden under the
-    other box's line (A is drawn over B) or the bottom cut by the image, not both."""
+def _window_counts(mask: np.ndarray, rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
+    """(H, W): for every pixel (y, x), how many pixels of `mask` lie in rows y+rows[0] .. y+rows[1]-1
+    and columns x+cols[0] .. x+cols[1]-1 (nothing outside the image)."""
     height, width = mask.shape
-    bridge = 2 * thickness + 1  # the other box's line crossing this one (JPEG widens it a little)
-    rows = {y: _runs(mask[y], bridge) for y in range(height)}
-    cols = {x: _runs(mask[:, x], bridge) for x in range(width)}
-    either = mask | over  # this box's colour or the colour of the boxes drawn over it
-    under = ({y: _runs(either[y], bridge) for y in range(height)}, {x: _runs(either[:, x], bridge) for x in range(width)},
-             {y: _runs(over[y], bridge) for y in range(height)})
-    tab_w, tab_h = tab
-    rows_under, cols_under, _ = under
-    best, tried = None, set()
-    for x, runs in cols.items():
-        for ya, own_end in runs:
-            if own_end - ya < tab_h + 4:
+    pad = max(abs(v) for v in (*rows, *cols)) + 1
+    padded = np.pad(mask.astype(np.int32), pad)
+    sums = np.zeros((height + 2 * pad + 1, width + 2 * pad + 1), np.int64)
+    sums[1:, 1:] = padded.cumsum(0).cumsum(1)
+    ys = np.arange(height)[:, None] + pad
+    xs = np.arange(width)[None, :] + pad
+    return (sums[ys + rows[1], xs + cols[1]] - sums[ys + rows[0], xs + cols[1]]
+            - sums[ys + rows[1], xs + cols[0]] + sums[ys + rows[0], xs + cols[0]])
+
+
+class _Colour:
+    """One label's masks and the runs along its rows and columns."""
+
+    def __init__(self, soft: np.ndarray, hidden: np.ndarray, thickness: int):
+        own = soft >= INK
+        # where a later box's colour touches this one, JPEG mixes the two (4:2:0 halves the
+        # chroma): the pixel beside a later line cannot be judged either, so it counts as hidden
+        near_later = cv2.dilate(hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        self.soft, self.own, self.hidden, self.later = soft, own, near_later & ~own, hidden
+        self.height, self.width = own.shape
+        self.half = thickness // 2  # cv2.rectangle's line covers coordinate - half .. + half
+        bridge = 2 * thickness + 1  # another box's line crossing this one (JPEG widens it a little)
+        either = own | self.hidden
+        self.row_runs = [_runs(own[y], bridge) for y in range(self.height)]
+        self.col_runs = [_runs(own[:, x], bridge) for x in range(self.width)]
+        self.row_runs_either = [_runs(either[y], bridge) for y in range(self.height)]
+        self.col_runs_either = [_runs(either[:, x], bridge) for x in range(self.width)]
+        # lines that start at a given row (column): where a box's far side may begin
+        self.cols_starting: dict[int, list[int]] = {}
+        self.rows_starting: dict[int, list[int]] = {}
+        for lines, starting in ((self.col_runs_either, self.cols_starting), (self.row_runs_either, self.rows_starting)):
+            for q, runs in enumerate(lines):
+                for a, _ in runs:
+                    starting.setdefault(a, []).append(q)
+        # running counts along rows (and along columns) of own and hidden pixels: a line's sum in O(1)
+        self.counts = {}
+        for along_rows, masks in ((True, (own, self.hidden)), (False, (own.T, self.hidden.T))):
+            self.counts[along_rows] = tuple(np.pad(m.astype(np.int32).cumsum(1), ((0, 0), (1, 0))) for m in masks)
+
+    def _line(self, p: int, lo: int, hi: int, along_rows: bool) -> tuple[int, int]:
+        """(own, hidden) pixel counts on row (column) p from lo to hi - 1."""
+        own, hidden = self.counts[along_rows]
+        return int(own[p, hi] - own[p, lo]), int(hidden[p, hi] - hidden[p, lo])
+
+    def corners(self, tab: tuple[int, int]) -> list[tuple[int, int]]:
+        """(x0, y0) of every tab-filled corner: the body of a tab hanging from (x0, y0) full of
+        ink (own or hidden), and little of the colour just above it or to its left."""
+        tab_w, tab_h = tab
+        h = self.half
+        body_rows, body_cols = (self.half + 1, tab_h - 1), (self.half + 1, tab_w - 1)
+        either = self.own | self.hidden
+        body = _window_counts(either, body_rows, body_cols)
+        area = (body_rows[1] - body_rows[0]) * (body_cols[1] - body_cols[0])
+        gap = (-self.half - 3, -self.half - 1)  # two lines just outside the corner's line
+        above = _window_counts(self.own, gap, (0, tab_w))
+        left = _window_counts(self.own, (0, tab_h), gap)
+        ok = ((body >= TAB_FILL * area) & (above < OUTSIDE_EMPTY * 2 * tab_w)
+              & (left < OUTSIDE_EMPTY * 2 * tab_h))
+        # a filled tab, not two lines side by side: its margins above, left and right of the
+        # letter are full too (the letter sits on the tab's bottom margin, a row JPEG smears)
+        for rows, cols in (((0, h + 1), (0, tab_w - 1)), ((0, tab_h - 1), (0, h + 1)),
+                           ((0, tab_h - 1), (tab_w - 3, tab_w - 1))):
+            area = (rows[1] - rows[0]) * (cols[1] - cols[0])
+            ok &= _window_counts(either, rows, cols) >= TAB_MARGIN * area
+        ys, xs = np.nonzero(ok)
+        return list(zip(xs.tolist(), ys.tolist()))
+
+    def far_ends(self, x0: int, y0: int, along_rows: bool, minimum: int) -> set[int]:
+        """Where the box's far side may be: for along_rows, the right side's x, from runs along
+        the top line that start at the corner (own colour, or own and hidden together), runs of
+        own colour further along it, and columns whose colour (or hidden) starts at the top line; the image's
+        last column when the top line runs out of it. Likewise the bottom's y down the left side."""
+        h = self.half
+        runs, either, limit = ((self.row_runs, self.row_runs_either, self.width) if along_rows
+                               else (self.col_runs, self.col_runs_either, self.height))
+        line, start = (y0, x0) if along_rows else (x0, y0)
+        ends: set[int] = set()
+        for p in range(max(0, line - h), min(len(runs), line + h + 1)):
+            for a, b in either[p]:
+                if a <= start + SNAP + h and b >= start + minimum:
+                    # a run ending under a later line ends somewhere inside that line's band
+                    ends.update(range(b - h - 2 * h - 1, b - h + 1))
+            for a, b in runs[p]:
+                if b >= start + minimum:
+                    ends.add(b - h)
+        starting = self.cols_starting if along_rows else self.rows_starting
+        for a in range(line - h - SNAP, line - h + SNAP + 1):
+            ends.update(q for q in starting.get(a, ()) if q >= start + minimum)
+        return {limit - 1 if e >= limit - 1 - h else e for e in ends}
+
+    def side(self, fixed: int, lo: int, hi: int, along_rows: bool) -> tuple[int, bool] | None:
+        """The line at row (or column) `fixed` from lo to hi as a side: (pixels of its colour on
+        the best of its band's rows, whether it is hidden: under a later box's parallel line,
+        showing less than OWN_SHOWING of its length), or None when what is not hidden is not
+        mostly its colour."""
+        limit, span = (self.height, self.width) if along_rows else (self.width, self.height)
+        lo, hi = max(0, lo), min(span - 1, hi)
+        length = hi - lo + 1
+        best = None
+        for p in range(fixed - self.half, fixed + self.half + 1):
+            if not 0 <= p < limit:
                 continue
-            # the tab: filled with the colour, but for where the other box's line crosses it
-            own_fill = mask[ya:ya + tab_h, x:x + tab_w].mean()
-            if own_fill < TAB_FILL and (own_fill < 0.35 or either[ya:ya + tab_h, x:x + tab_w].mean() < TAB_FILL):
+            mine, under = self._line(p, lo, hi + 1, along_rows)
+            visible = length - under
+            if mine < LINE_INK * visible:
                 continue
-            # the left side may continue under the other box's line: its end there is a candidate too
-            ends = {own_end} | {b for a, b in cols_under[x] if a <= ya + SNAP and b > own_end + SNAP}
-            for yb, y in ((end, y) for end in sorted(ends) for y in (ya, end)):
-                for dy in range(-SNAP, SNAP + 1):
-                    for xa, xb in rows.get(y + dy, []):
-                        if abs(xa - x) > SNAP or xb - xa < tab_w + 4 or (x, ya // 2, yb // 2, xb // 2) in tried:
-                            continue
-                        tried.add((x, ya // 2, yb // 2, xb // 2))
-                        found = _verify(rows, cols, under, x, ya, xb, yb, (height, width), thickness, tab_size)
-                        if found is None:
-                            continue
-                        (bx0, by0, bx1, by1), score = found
-                        # a box holds its tab with room to spare, and is hollow
-                        if bx1 - bx0 < 1.8 * tab_w or by1 - by0 < 1.8 * tab_h:
-                            continue
-                        if not _hollow(mask, found[0], tab, thickness) or (best is not None and score <= best[1]):
-                            continue
-                        if not _tab_inside(either, found[0], tab, thickness):
-                            continue
-                        best = found
-    return best
+            best = (mine, mine < OWN_SHOWING * length) if best is None else max(best, (mine, mine < OWN_SHOWING * length))
+        return best
+
+    def stops(self, fixed: int, start: int, stop: int, along_rows: bool) -> bool:
+        """The line at `fixed` (each row of its band) has little of the colour between start and
+        stop (exclusive): it ended at its corner. Outside the image or hidden, nothing counts."""
+        limit, span = (self.height, self.width) if along_rows else (self.width, self.height)
+        lo, hi = max(0, min(start, stop)), min(span, max(start, stop))
+        for p in range(fixed - self.half, fixed + self.half + 1):  # every row of the line's band
+            if not 0 <= p < limit or hi <= lo:
+                continue
+            mine, under = self._line(p, lo, hi, along_rows)
+            visible = (hi - lo) - under
+            if visible and mine > OVERSHOOT * visible:
+                return False
+        return True
+
+    def centre(self, fixed: int, lo: int, hi: int, along_rows: bool, mask: np.ndarray | None = None) -> float:
+        """The centre of the band of colour (or of `mask`) around row (or column) `fixed` over lo..hi."""
+        mask = self.own if mask is None else mask
+        own = mask if along_rows else mask.T
+        lo, hi = max(0, lo), min(own.shape[1] - 1, hi)
+        cover = {p: float(own[p, lo:hi + 1].mean()) for p in range(fixed - self.half - 2, fixed + self.half + 3)
+                 if 0 <= p < own.shape[0]}
+        peak = max(cover.values(), default=0.0)
+        band = [p for p, c in cover.items() if c >= 0.5 * peak and abs(p - fixed) <= self.half + 1]
+        return (band[0] + band[-1]) / 2 if band and peak > 0 else float(fixed)
 
 
-def _last_band(positions: list[int]) -> list[int]:
-    """The last run of consecutive positions (the band nearest below a search start)."""
-    if not positions:
-        return []
-    band = [positions[-1]]
-    for p in reversed(positions[:-1]):
-        if p != band[0] - 1:
-            break
-        band.insert(0, p)
-    return band
-
-
-def _tab_bottom(cols: dict[int, list[tuple[int, int]]], xa: int, ya: int, tab_size: tuple[int, int]) -> float:
-    """The last row of the tab below (xa, ya): where its columns' runs stop, on the median column."""
-    ends = []
-    for x in range(xa + 2, xa + tab_size[0] - 2):
-        for a, b in cols.get(x, []):
-            if a <= ya + SNAP and b >= ya:
-                ends.append(min(b, ya + tab_size[1] + SNAP))
-    return float(np.median(ends)) if ends else float(ya + tab_size[1] - 1)
-
-
-def _verify(rows, cols, under, xa, ya, xb, yb, shape, thickness: int,
-            tab_size: tuple[int, int]) -> tuple[tuple[float, float, float, float], float] | None:
-    """The right side present (or cut by the image's right edge), the top or the bottom present
-    (or the bottom cut): the box along the centres of its sides' bands."""
-    height, width = shape
-    rows_under, cols_under, rows_over = under
-    right = [] if xb >= width - 2 else _side(cols, xb, ya, yb, width, cols_under)
-    if not right and xb < width - 2:
+def _check(colour: _Colour, x0: int, y0: int, x1: int, y1: int,
+           tab: tuple[int, int]) -> tuple[float, set[str]] | None:
+    """(score, hidden sides) of the hypothesis when it passes every check, else None. The score
+    is how many of the colour's pixels its sides account for: of the outlines that fit, the one
+    drawn explains the most of its colour (a smaller box inside it, closed by a hidden side,
+    leaves its far lines unexplained). At most two sides may be hidden (the other two, seen,
+    end at them; a box all under another is that other box)."""
+    h, W, H = colour.half, colour.width, colour.height
+    if x1 - x0 < tab[0] + 4 or y1 - y0 < tab[1] + 4:
+        return None  # a box holds its tab with room to spare
+    cut_right, cut_bottom = x1 >= W - 1, y1 >= H - 1
+    sides = {"top": colour.side(y0, x0, x1, True), "left": colour.side(x0, y0, y1, False)}
+    if not cut_right:
+        sides["right"] = colour.side(x1, y0, y1, False)
+    if not cut_bottom:
+        sides["bottom"] = colour.side(y1, x0, x1, True)
+    if any(s is None for s in sides.values()):
         return None
-    # the right side's runs must end where the left side's does: a left side cut short by the
-    # other box's line would otherwise put the bottom too high
-    if right and not any(abs(b - yb) <= SNAP for x in right for a, b in cols[x] if b >= ya):
+    hidden = {name for name, (_, under) in sides.items() if under}
+    if len(hidden) > 2:
         return None
-    # the top: the nearest full band at or above the left side's start (another box's line over
-    # the corner can cut the left side's first pixels off)
-    reach = SNAP + 2 + 2 * thickness
-    top_rows = [y for y in range(max(0, ya - reach), min(height, ya + SNAP + 3)) if _coverage(rows[y], xa, xb) >= SIDE_COVER]
-    top = _last_band(top_rows)
-    bottom = [] if yb >= height - 2 else _side(rows, yb, xa, xb, height, rows_under)
-    if not bottom and yb < height - 2:
+    beyond = (h + 2, h + 7)
+    ends = [(y0, x1 + beyond[0], x1 + beyond[1], True), (x0, y1 + beyond[0], y1 + beyond[1], False)]
+    if not cut_right:
+        ends += [(x1, y0 - beyond[0], y0 - beyond[1], False), (x1, y1 + beyond[0], y1 + beyond[1], False)]
+    if not cut_bottom:
+        ends += [(y1, x1 + beyond[0], x1 + beyond[1], True), (y1, x0 - beyond[0], x0 - beyond[1], True)]
+    if not all(colour.stops(fixed, a, b, rows) for fixed, a, b, rows in ends):
         return None
-    left = _side(cols, xa, ya, yb, width, cols_under)
-    if not left:
-        return None
-    widths = [_band(band)[1] for band in (left, right, bottom) if band]
-    half = (min(widths) - 1) / 2  # a band as wide as the drawn line; the top may be thickened by the tab
-    x0 = _band(left)[0]
-    x1 = _band(right)[0] if right else float(width - 1)
-    if top and _band(top)[1] <= min(widths) + 1:
-        y0 = _band(top)[0]
-    else:
-        # only a line drawn over it may hide the top (B's, under A's): then the tab's bottom
-        # edge still shows where it is; otherwise this is not BLINK's drawing
-        hidden = any(_coverage(rows_over[y], xa + tab_size[0], xb) >= SIDE_COVER
-                     for y in range(max(0, ya - reach), min(height, ya + SNAP + 3)))
-        if not hidden:
-            return None
-        y0 = _tab_bottom(cols, xa, ya, tab_size) - (tab_size[1] - 1)
-    y1 = _band(bottom)[0] if bottom else (float(height - 1) if yb >= height - 2 else yb - half)
-    # BLINK's tab hangs inside the box from its top line, and nothing of the box's colour runs on
-    # above that line (a label written above a box is another drawing style)
-    if ya < y0 - (min(widths) + SNAP):
-        return None
-    return (x0, y0, x1, y1), (x1 - x0) + (y1 - y0)
-
-
-def _tab_inside(either: np.ndarray, box: tuple[float, float, float, float], tab: tuple[int, int], line: int) -> bool:
-    """BLINK's tab fills the box's top-left corner inside its lines (a label written outside the
-    box, another style, leaves that corner empty)."""
-    x0, y0 = int(round(box[0])) + line, int(round(box[1])) + line
-    body = either[y0: y0 + tab[1] - line, x0: x0 + tab[0] - line]
-    return body.size > 0 and float(body.mean()) >= TAB_FILL
-
-
-def _hollow(mask: np.ndarray, box: tuple[float, float, float, float], tab: tuple[int, int], line: int) -> bool:
-    """An outline, not a filled block: little ink inside it, away from its lines and its tab."""
-    x0, y0, x1, y1 = (int(round(v)) for v in box)
-    inner = mask[y0 + line + 1: y1 - line, x0 + line + 1: x1 - line].copy()
+    inner = colour.own[y0 + h + 2: y1 - h - 1, x0 + h + 2: x1 - h - 1].copy()
     if inner.size == 0:
-        return False
-    inner[: tab[1] + 2, : tab[0] + 2] = False  # the tab hangs inside the corner
-    return float(inner.mean()) < 0.3
+        return None
+    inner[: tab[1], : tab[0]] = False  # the tab hangs inside the corner
+    if float(inner.mean()) >= HOLLOW:
+        return None
+    return float(sum(pixels for pixels, _ in sides.values())), hidden
+
+
+def _hidden_side(colour: _Colour, name: str, box: tuple[int, int, int, int], tab: tuple[int, int]) -> float:
+    """Where a hidden side lies: at the centre of the later line that hides it (its own band is
+    then within a px or two of it, or would show), a px towards a sliver of its own colour seen
+    on one side of that line only."""
+    x0, y0, x1, y1 = box
+    h = colour.half
+    along_rows = name in ("top", "bottom")
+    fixed, lo, hi = {"top": (y0, x0, x1), "bottom": (y1, x0, x1), "left": (x0, y0, y1), "right": (x1, y0, y1)}[name]
+    # along the top and the left side, the tab hangs from the corner: its colour is no sliver
+    lo += (tab[0] if along_rows else tab[1]) if name in ("top", "left") else 2 * h + 2
+    hi -= 2 * h + 1
+    line = colour.centre(fixed, lo, hi, along_rows, colour.later)
+    soft = colour.soft if along_rows else colour.soft.T
+    # the later line at the image's edge: the side may lie under it or between it and the edge
+    # (its sliver there cut off): the middle of that span is within a px or two of either
+    if line <= h + 1.5:
+        return line / 2
+    if line >= soft.shape[0] - 2.5 - h:
+        return (line + soft.shape[0] - 1) / 2
+    lo, hi = max(0, lo), min(soft.shape[1], hi)
+    if hi <= lo:
+        return line
+
+    def sliver(p: int) -> bool:
+        return 0 <= p < soft.shape[0] and float(soft[p, lo:hi].mean()) >= SLIVER
+
+    reach = range(h + 1, 2 * h + 3)  # just past the later line's band, where the side's own band would peek out
+    before = any(sliver(int(round(line)) - d) for d in reach)
+    after = any(sliver(int(round(line)) + d) for d in reach)
+    return line + (after - before)
+
+
+def _find_box(colour: _Colour, tab: tuple[int, int]) -> tuple[float, float, float, float] | None:
+    """The best-supported box of this colour with its tab at the top-left: (x0, y0, x1, y1)."""
+    best, best_score, best_hidden = None, -1.0, set()
+    for x0, y0 in colour.corners(tab):
+        rights = colour.far_ends(x0, y0, True, tab[0] + 4)
+        bottoms = colour.far_ends(x0, y0, False, tab[1] + 4)
+        for x1 in rights:
+            for y1 in bottoms:
+                checked = _check(colour, x0, y0, x1, y1, tab)
+                if checked is not None and checked[0] > best_score:
+                    best, (best_score, best_hidden) = (x0, y0, x1, y1), checked
+    if best is None:
+        return None
+    x0, y0, x1, y1 = best
+    W, H = colour.width, colour.height
+    placed = {"left": colour.centre(x0, y0, y1, False), "top": colour.centre(y0, x0, x1, True),
+              "right": float(W - 1) if x1 >= W - 1 else colour.centre(x1, y0, y1, False),
+              "bottom": float(H - 1) if y1 >= H - 1 else colour.centre(y1, x0, x1, True)}
+    for name in best_hidden:
+        placed[name] = _hidden_side(colour, name, best, tab)
+    return placed["left"], placed["top"], placed["right"], placed["bottom"]
 
 
 def read_blink_boxes(rgb: np.ndarray, labels: Sequence[str], style: BlinkBoxStyle | None = None) -> BlinkRead:
     """Boxes of `labels` (A and B) drawn in BLINK's style on an (H, W, 3) uint8 image."""
     height, width = rgb.shape[:2]
     style = style or BlinkBoxStyle.for_image(width, height)
+    soft = {label: ink_map(rgb, colour) for label, colour in BOX_COLOURS.items()}
+    inks = {label: ink >= INK for label, ink in soft.items()}
     read = BlinkRead()
     for label in labels:
-        colour = BOX_COLOURS.get(label)
-        if colour is None:
+        if label not in BOX_COLOURS:
             read.missing[label] = f"BLINK's boxes are A (red) and B (green); {label!r} has no colour"
             continue
-        mask = ink_map(rgb, colour) >= INK
         # boxes drawn after this one (labels before it: B first, then A) may cover its lines
-        over = np.zeros_like(mask)
-        for other, other_colour in BOX_COLOURS.items():
+        hidden = np.zeros((height, width), bool)
+        for other, mask in inks.items():
             if other < label:
-                over |= ink_map(rgb, other_colour) >= INK
+                hidden |= mask
         glyph = style.glyph(label)
-        # the tab as drawn (inclusive rows and columns), and a little inside its edges to test its fill
-        tab_size = (glyph.width + 2 * style.pad + 1, glyph.height + 2 * style.pad + 1)
-        tab = (tab_size[0] - 3, tab_size[1] - 3)
-        found = _find_box(mask, over, tab, tab_size, style.thickness)
+        tab = (glyph.width + 2 * style.pad + 1, glyph.height + 2 * style.pad + 1)  # as drawn, in px
+        found = _find_box(_Colour(soft[label], hidden, style.thickness), tab)
         if found is None:
             read.missing[label] = (f"no {'red' if label == 'A' else 'green'} outline with its label tab at the top-left "
                                    f"corner (BLINK's drawing of box {label})")
             continue
-        (x0, y0, x1, y1), _ = found
+        x0, y0, x1, y1 = found
         read.markers[label] = Marker(label=label, xy=((x0 + x1) / 2, (y0 + y1) / 2), confidence=1.0,
                                      box=(x0, y0, x1, y1), source="blink_style")
     return read

@@ -56,6 +56,8 @@ MIN_GLYPH_VISIBLE = 0.25
 # a label box seen whole without its ring: this share of its pixels dark, and this share light
 BOX_DARK = 0.55
 BOX_LIGHT = 0.08
+WHITE_SURROUND = 31  # px: the window a white ring is compared with (a ring is 13 px across)
+BOX_SEEN = 0.4  # share of a label box inside the image for it alone to imply its ring
 # ring scores that mark a centre as not from a sure ring: implied by a label box alone, or a
 # ring mostly past the image edge (its peak may be off-centre); the box must then give the centre
 BOX_LED = -1.0
@@ -89,7 +91,11 @@ def ink_map(rgb: np.ndarray, colour: Sequence[int]) -> np.ndarray:
     if tuple(colour) == WHITE:
         low = x.min(axis=2)
         spread = x.max(axis=2) - low
-        return np.clip((low - 150) / 60, 0, 1) * np.clip(1 - (spread - 40) / 60, 0, 1)
+        # white stands out from its surroundings, not above a fixed level: on a light scene the
+        # ring's band reads ~245 against ~210 around it (a median over a window several rings wide)
+        around = cv2.medianBlur(low.astype(np.uint8), WHITE_SURROUND).astype(np.float32)
+        above = np.clip((low - around - 8) / 25, 0, 1)
+        return above * np.clip((low - 150) / 60, 0, 1) * np.clip(1 - (spread - 40) / 60, 0, 1)
     # the ring's dominant channel over the others (any saturated colour; red is BLINK's)
     k = int(np.argmax(colour))
     others = [x[..., j] for j in range(3) if j != k]
@@ -241,7 +247,7 @@ def _label_fits(luma: _Luma, style: BlinkStyle, labels: Sequence[str], cx: int, 
 
 def _centres_below_boxes(dark: np.ndarray, bright: np.ndarray, style: BlinkStyle, labels: Sequence[str],
                          ring_peaks: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """Marker centres implied by the label boxes seen whole (a dark rectangle of the narrowest
+    """Marker centres implied by the label boxes seen (whole, or cut by the top edge: a dark rectangle of the narrowest
     asked label's box size with light glyphs inside), for rings that do not stand out (a white
     ring on a light scene): the centre lies `offset` below the text's baseline, under the box's
     middle. Centres near a ring peak already listed are left out; the others carry the score
@@ -250,8 +256,12 @@ def _centres_below_boxes(dark: np.ndarray, bright: np.ndarray, style: BlinkStyle
     g = style.glyph(label)
     x0, y0, x1, y1 = label_box(style, label, (0, 0))
     size = (x1 - x0 + 1, y1 - y0 + 1)
-    mean_dark = cv2.boxFilter(dark, -1, size, borderType=cv2.BORDER_CONSTANT)
-    mean_bright = cv2.boxFilter(bright, -1, size, borderType=cv2.BORDER_CONSTANT)
+    # means over the box's pixels inside the image: a box the top edge cuts is judged on its
+    # lower rows (the glyphs' feet), as long as enough of it shows to be read
+    inside = cv2.boxFilter(np.ones_like(dark), -1, size, borderType=cv2.BORDER_CONSTANT)
+    mean_dark = cv2.boxFilter(dark, -1, size, borderType=cv2.BORDER_CONSTANT) / np.maximum(inside, 1e-6)
+    mean_bright = cv2.boxFilter(bright, -1, size, borderType=cv2.BORDER_CONSTANT) / np.maximum(inside, 1e-6)
+    mean_dark[inside < BOX_SEEN] = 0
     local = cv2.dilate(mean_dark, np.ones((size[1], size[0]), np.uint8))
     ys, xs = np.nonzero((mean_dark >= local) & (mean_dark >= BOX_DARK) & (mean_bright >= BOX_LIGHT))
     order = np.argsort(-mean_dark[ys, xs])[:MAX_RINGS]

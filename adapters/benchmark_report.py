@@ -1,0 +1,63 @@
+"""Markdown tables of MARVEL's and BLINK-Twice's own metrics (marvel_metrics, blink_twice_metrics)
+for `report` and `compare`: one column per model, figures in %, random's expectation beside."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+MARVEL_ROWS = (("avr", "AVR (instance)"), ("fine", "fine-grained perception (instance)"),
+               ("count_context", "coarse: context panels"), ("count_choices", "coarse: choice panels"),
+               ("count_total", "coarse: all panels"), ("perc_c", "Perc^C (group)"), ("perc_c_f", "Perc^C&F (group)"),
+               ("perc_c_f_avr", "Perc^C&F&AVR (group)"))
+BLINK_TWICE_ROWS = (("q_acc", "Q-Acc"), ("yes_acc", "Yes-Acc"), ("no_acc", "No-Acc"), ("i_acc", "I-Acc (image)"),
+                    ("g_acc", "G-Acc (group)"))
+
+
+def _pct(figure: Mapping[str, Any] | None, key: str = "accuracy") -> str:
+    if not figure or figure.get(key) is None:
+        return "-"
+    return f"{100 * figure[key]:.2f}"
+
+
+def _table(rows, blocks: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[str]:
+    lines = ["| metric | " + " | ".join(names) + " | random (expected) | n |", "|---|" + "---|" * (len(names) + 2)]
+    for key, label in rows:
+        figures = [block.get(key) for block in blocks]
+        reference = next((f for f in figures if f), None)
+        lines.append(f"| {label} | " + " | ".join(_pct(f) for f in figures)
+                     + f" | {_pct(reference, 'random_expected')} | {reference['n'] if reference else '-'} |")
+    return lines
+
+
+def metrics_lines(benchmark: str, metrics: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[str]:
+    """The benchmark's metric tables (overall, then per breakdown), one column per model."""
+    if benchmark == "marvel":
+        lines = ["MARVEL's metrics (%):", ""] + _table(MARVEL_ROWS, [m["overall"] for m in metrics], names)
+        for key, title in (("by_pattern", "pattern"), ("by_configuration", "task configuration")):
+            values = sorted({v for m in metrics for v in m.get(key, {})})
+            lines += ["", f"By {title}: AVR / fine / Perc^C / Perc^C&F&AVR (%):", "",
+                      f"| {title} | " + " | ".join(names) + " | puzzles |", "|---|" + "---|" * (len(names) + 1)]
+            for value in values:
+                cells, n = [], "-"
+                for m in metrics:
+                    block = m.get(key, {}).get(value)
+                    if block is None:
+                        cells.append("-")
+                        continue
+                    n = str(block["avr"]["n"] or block["perc_c"]["n"])
+                    cells.append(" / ".join(_pct(block[k]) for k in ("avr", "fine", "perc_c", "perc_c_f_avr")))
+                lines.append(f"| {value} | " + " | ".join(cells) + f" | {n} |")
+        return lines
+    if benchmark == "blink-twice":
+        lines = ["BLINK-Twice's metrics (%):", ""] + _table(BLINK_TWICE_ROWS, metrics, names)
+        notes = {m.get("g_acc_note") for m in metrics if m.get("g_acc_note")}
+        lines += ["", *(f"G-Acc: {note}." for note in sorted(notes))] if notes else []
+        categories = sorted({c for m in metrics for c in m.get("by_category", {})})
+        lines += ["", "Q-Acc by category (%):", "", "| category | " + " | ".join(names) + " | n |",
+                  "|---|" + "---|" * (len(names) + 1)]
+        for category in categories:
+            figures = [m.get("by_category", {}).get(category) for m in metrics]
+            n = next((f["n"] for f in figures if f), "-")
+            lines.append(f"| {category} | " + " | ".join(_pct(f) for f in figures) + f" | {n} |")
+        return lines
+    return []

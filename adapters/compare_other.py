@@ -1,0 +1,180 @@
+"""`specialists compare` on MARVEL or BLINK-Twice: specialist runs and MLLM predictions scored on
+the same questions with each benchmark's own metrics (marvel_metrics, blink_twice_metrics).
+
+The questions (ids, options, gold answers, what the metrics group by) are read from the release
+(`--root`, else the root the runs read). Predictions: a flat JSON {question id: answer}, with our
+ids (`marvel_<puzzle>_<part>`, `blink_twice_<question>`) or, for BLINK-Twice, the release's
+question ids; MARVEL also as {puzzle id: {avr, fine, count_context, count_choices, count_total}};
+or JSON Lines rows {id | question_id | idx, prediction | response | answer}. Neither release ships
+an evaluation script or saved model outputs to follow, so answers are parsed by one stated rule
+per kind of question:
+- AVR: the choice's number 1-4 (or its letter in parentheses, "(B)" = 2);
+- fine-grained: the one option the answer names (or "(A)"/"(B)" in the offered order);
+- panel counts: the first whole number, in digits or words;
+- BLINK-Twice: yes or no, when the answer says exactly one of them.
+A missing or unparsed answer is wrong, as BLINK scores it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from .benchmark_report import metrics_lines
+from .blink_twice import yes_no
+from .evaluate import benchmark_metrics
+from .marvel import PARTS, parse_count
+from .questions import MCQuestion
+
+BENCHMARK_NAMES = {"marvel": "MARVEL", "blink-twice": "BLINK-Twice"}
+
+
+class OtherCompareError(ValueError):
+    pass
+
+
+def _questions(benchmark: str, root: str) -> dict[str, MCQuestion]:
+    if benchmark == "marvel":
+        from .marvel import MarvelReader
+
+        reader: Any = MarvelReader(root)
+    else:
+        from .blink_twice import BlinkTwiceReader
+
+        reader = BlinkTwiceReader(root)
+    return {q.idx: q for task in reader.tasks for q in reader.questions(task) if isinstance(q, MCQuestion)}
+
+
+def parse_answer(question: MCQuestion, raw: Any) -> str | None:
+    """The letter an answer gives to `question` under the stated rules, or None."""
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    bracketed = re.fullmatch(r"\(?([A-Z])\)?\.?", text) or re.match(r"^\(([A-Z])\)", text)
+    if question.task == "MARVEL_AVR":
+        digits = re.findall(r"\b([1-4])\b", text)
+        if len(set(digits)) == 1:
+            return question.letters[int(digits[0]) - 1]
+    elif question.task == "MARVEL_Fine_Perception":
+        named = [c for c in question.choices if re.search(rf"\b{re.escape(c.lower())}\b", text.lower())]
+        if len(named) == 1:
+            return question.letters[question.choices.index(named[0])]
+    elif question.task.startswith("MARVEL_Count"):
+        count = parse_count(raw)
+        return question.letters[question.choices.index(str(count))] if str(count) in question.choices else None
+    else:
+        answer = yes_no(text)
+        if answer is not None:
+            return question.letters[question.choices.index(answer)]
+    if bracketed and bracketed.group(1) in question.letters:
+        return bracketed.group(1)
+    return None
+
+
+def _read_predictions(path: Path) -> dict[str, Any]:
+    """A prediction file -> {id as written: answer}."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        out = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            key = next((row[k] for k in ("idx", "question_id", "id") if k in row), None)
+            value = next((row[k] for k in ("prediction", "response", "answer", "output") if k in row), None)
+            if key is None:
+                raise OtherCompareError(f"{path}:{number}: no id (idx, question_id or id) in {sorted(row)}")
+            out[str(key)] = value
+        return out
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise OtherCompareError(f"{path}: expected {{question id: answer}} (or JSON Lines rows), got {type(data).__name__}")
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and set(value) & set(PARTS.values()):  # MARVEL, per puzzle
+            flat.update({f"marvel_{key}_{part}": answer for part, answer in value.items()})
+        else:
+            flat[str(key)] = value
+    return flat
+
+
+def _our_id(key: str, questions: dict[str, MCQuestion], benchmark: str) -> str:
+    if key in questions:
+        return key
+    prefixed = f"blink_twice_{key}" if benchmark == "blink-twice" else key
+    return prefixed if prefixed in questions else key
+
+
+def compare_other(benchmark: str, run_dirs: Sequence[str | Path], mllm_specs: Sequence[str], root: str | None = None) -> dict[str, Any]:
+    """Score runs and prediction files on `benchmark`; returns comparison.json's dict."""
+    from .compare import load_specialist_run
+
+    runs = [load_specialist_run(d) for d in run_dirs]
+    wrong = [f"{r.label} ({r.results.get('benchmark')})" for r in runs if r.results.get("benchmark") != benchmark]
+    if wrong:
+        raise OtherCompareError(f"run(s) not on {BENCHMARK_NAMES[benchmark]}: {', '.join(wrong)}; compare runs of one benchmark")
+    root = root or next((r.results.get("data", {}).get("root") for r in runs), None)
+    if not root:
+        raise OtherCompareError(f"--root DIR: the {BENCHMARK_NAMES[benchmark]} release, to know each question's options and answer")
+    questions = _questions(benchmark, root)
+    models: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        samples = [s for s in run.samples.values() if s["idx"] in questions]
+        models[run.label] = _scored("specialist", str(run.directory), samples, benchmark, {})
+    for spec in mllm_specs:
+        name, _, path_text = spec.rpartition("=") if "=" in spec else ("", "", spec)
+        path = Path(path_text)
+        if not path.is_file():
+            raise OtherCompareError(f"--mllm {spec}: no such file")
+        raw = {_our_id(k, questions, benchmark): v for k, v in _read_predictions(path).items()}
+        unknown = [k for k in raw if k not in questions]
+        asked = {questions[k].task for k in raw if k in questions}
+        samples, forms = [], {"parsed": 0, "unparsed": 0, "missing": 0}
+        for idx, question in questions.items():
+            if question.task not in asked:
+                continue  # a task the model was not run on is not charged to it
+            letter = parse_answer(question, raw.get(idx)) if idx in raw else None
+            forms["missing" if idx not in raw else "parsed" if letter else "unparsed"] += 1
+            samples.append({"idx": idx, "task": question.task, "gold": question.gold, "correct": letter == question.gold,
+                            "n_choices": len(question.choices), "meta": question.meta})
+        models[name or path.stem] = _scored("mllm", str(path), samples, benchmark,
+                                            {**forms, "ids_not_in_release": len(unknown), "first_unknown": unknown[:3]})
+    return {"benchmark": benchmark, "root": str(root), "questions": len(questions), "models": models}
+
+
+def _scored(kind: str, source: str, samples: list[dict], benchmark: str, parsing: dict) -> dict[str, Any]:
+    tasks: dict[str, dict[str, Any]] = {}
+    for sample in samples:
+        task = tasks.setdefault(sample["task"], {"n": 0, "correct": 0})
+        task["n"] += 1
+        task["correct"] += bool(sample.get("correct"))
+    for task in tasks.values():
+        task["accuracy"] = task["correct"] / task["n"] if task["n"] else None
+    return {"kind": kind, "source": source, "tasks": tasks, "metrics": benchmark_metrics(benchmark, samples),
+            "parsing": parsing}
+
+
+def comparison_markdown(comparison: dict[str, Any]) -> str:
+    names = list(comparison["models"])
+    benchmark = comparison["benchmark"]
+    lines = [f"# {BENCHMARK_NAMES[benchmark]}: specialists and MLLMs", "",
+             f"{comparison['questions']} questions from {comparison['root']}; a missing or unparsed answer is wrong.", ""]
+    lines += metrics_lines(benchmark, [m["metrics"] for m in comparison["models"].values()], names)
+    lines += ["", "Answers parsed per model:", ""]
+    for name, model in comparison["models"].items():
+        if model["kind"] == "mllm":
+            p = model["parsing"]
+            lines.append(f"- {name}: {p['parsed']} parsed, {p['unparsed']} unparsed, {p['missing']} missing; "
+                         f"{p['ids_not_in_release']} id(s) name no question of the release")
+    return "\n".join(lines) + "\n"
+
+
+def write_other_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str, Path]:
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "comparison.json", "markdown": out / "comparison.md"}
+    paths["json"].write_text(json.dumps(comparison, indent=2), encoding="utf-8")
+    paths["markdown"].write_text(comparison_markdown(comparison), encoding="utf-8")
+    return paths
