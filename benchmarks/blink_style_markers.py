@@ -14,14 +14,13 @@ stood before the BLINK-style pass (`general_parser_seconds_per_image`, and the r
 A marker is right within 2 px; a wrong one is placed elsewhere (never acceptable).
 
     .venv/bin/python benchmarks/blink_style_markers.py [--n 300] [--seed 0]
-        [--families depth reflectance correspondence] [--general-sample 20]
+        [--families depth reflectance correspondence] [--general-sample 20] [--record]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ from adapters.markers.blink_style import read_blink_points  # noqa: E402
 from adapters.markers.find import parse_blink_first  # noqa: E402
 from adapters.markers.parse import parse_image  # noqa: E402
 from adapters.markers.scenes import BLINK_FAMILIES, blink_style_case, load_photos, photos_warning  # noqa: E402
+from benchmarks.record import Recorder  # noqa: E402
 
 TOLERANCE = 2.0  # px
 
@@ -107,11 +107,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--families", nargs="+", default=list(BLINK_FAMILIES), choices=list(BLINK_FAMILIES))
     parser.add_argument("--general-sample", type=int, default=20, help="images per family the general parser is timed on")
+    parser.add_argument("--record", action="store_true",
+                        help="also write the line to benchmarks/results/blink_style_markers.jsonl")
     args = parser.parse_args()
     photos = load_photos()
     if (warning := photos_warning(photos)) is not None:
         print(f"warning: {warning}", file=sys.stderr)
-    print(json.dumps(evaluate(args.n, args.seed, args.families, photos, args.general_sample)))
+    recorder = Recorder("blink_style_markers", args.record)
+    recorder.emit(evaluate(args.n, args.seed, args.families, photos, args.general_sample))
+    recorder.close()
     return 0
 
 

@@ -170,7 +170,7 @@ def cmd_default() -> int:
 
 def cmd_ls(args: argparse.Namespace) -> int:
     from adapters import registry
-    from adapters.tasks import BLINK_TASKS, COMBO_TASKS, TASK_NAMES
+    from adapters.tasks import BLINK_TASKS, BLINK_TWICE_TASKS, COMBO_TASKS, MARVEL_TASKS, TASK_NAMES
 
     specs = registry.all_specs()
     weights = {row["name"]: row["status"] for row in cli_checkpoints.status_rows()}
@@ -182,6 +182,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
     ]
     combo = [{"task": t, "benchmark": "combo", "default": registry.default_for(t).name,
               "specialists": [s.name for s in registry.serving(t)]} for t in COMBO_TASKS]
+    other_tasks = [{"task": t, "benchmark": benchmark, "default": registry.default_for(t).name,
+               "specialists": [s.name for s in registry.serving(t)]}
+              for benchmark, names in (("marvel", MARVEL_TASKS), ("blink-twice", BLINK_TWICE_TASKS)) for t in names]
     specialists = [
         {"name": s.name, "kind": s.kind, "summary": s.summary, "tasks": list(s.tasks),
          "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None
@@ -191,7 +194,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         for s in specs
     ]
     if args.json:
-        print(json.dumps({"tasks": tasks, "combo_tasks": combo, "specialists": specialists}, indent=2))
+        print(json.dumps({"tasks": tasks, "combo_tasks": combo, "other_tasks": other_tasks, "specialists": specialists},
+                         indent=2))
         return 0
     print("Specialists:")
     for s in specialists:
@@ -206,6 +210,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
         print(f"  {t['task']:<26} {t['n_val']:>4}/{t['n_test']:<4} {t['default']:<16} {t['default_weight_free']:<16} {', '.join(t['specialists'])}")
     print("\nComBo tasks (`run --benchmark combo`; default; all):")
     for t in combo:
+        print(f"  {t['task']:<26} {t['default']:<16} {', '.join(t['specialists'])}")
+    print("\nMARVEL and BLINK-Twice tasks (`run --benchmark marvel|blink-twice --root DIR`; default; all):")
+    for t in other_tasks:
         print(f"  {t['task']:<26} {t['default']:<16} {', '.join(t['specialists'])}")
     return 0
 

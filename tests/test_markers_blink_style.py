@@ -334,3 +334,31 @@ def test_object_localization_questions_read_blink_boxes_first():
                           QuestionSource("t", "val"), _images=[Image.fromarray(_boxes_case(0, boxes))])
     found = find_markers(question)
     assert max(abs(a - b) for a, b in zip(found.marker("image_1", "A").box, boxes["A"])) <= 1.5
+
+
+@pytest.mark.parametrize("boxes", [
+    {"A": (118, 45, 164, 118), "B": (113, 38, 163, 92)},  # B's right side 1 px inside A's
+    {"A": (210, 162, 354, 316), "B": (208, 140, 347, 310)},  # B's left side 2 px outside A's
+    {"A": (169, 103, 214, 244), "B": (170, 158, 215, 262)},  # B's left and right sides both under A's
+    {"A": (33, 73, 257, 303), "B": (106, 60, 239, 305)},  # B's bottom 2 px below A's: JPEG mixes them
+    {"A": (221, 0, 296, 110), "B": (209, 0, 284, 141)},  # both tops on the image's first row
+    {"A": (2, 176, 118, 260), "B": (0, 180, 181, 242)},  # B's left on the image's edge, A's 2 px in, A's tab over B's
+])
+def test_b_under_as_parallel_lines_is_placed_from_what_shows(boxes):
+    """Where A's line runs over or beside B's, B is placed from its own sides and the line that
+    hides it; never placed more than 2 px off."""
+    from adapters.markers.blink_boxes import read_blink_boxes
+
+    read = read_blink_boxes(_boxes_case(4, boxes), ["A", "B"])
+    for label, box in boxes.items():
+        assert max(abs(a - b) for a, b in zip(read.markers[label].box, box)) <= 2, (label, read.markers[label].box)
+
+
+def test_a_smaller_box_closed_by_a_hidden_side_loses_to_the_drawn_one():
+    """B's lower part runs under A's sides: the box B's top, left and right would make with A's
+    top as a hidden bottom explains less of B's green than B itself, whose bottom shows."""
+    from adapters.markers.blink_boxes import read_blink_boxes
+
+    boxes = {"A": (96, 133, 135, 314), "B": (96, 114, 137, 280)}
+    read = read_blink_boxes(_boxes_case(5, boxes), ["A", "B"])
+    assert max(abs(a - b) for a, b in zip(read.markers["B"].box, boxes["B"])) <= 2

@@ -43,30 +43,40 @@ MIN_RUN = 12  # px: shorter runs of colour propose no side
 SNAP = 3  # px: how far a run may start from the corner it belongs to
 
 
-def _runs(line: np.ndarray, bridge: int) -> list[tuple[int, int]]:
-    """(start, end) inclusive of the True runs of a 1-D bool array, gaps up to `bridge` joined,
-    at least MIN_RUN long."""
-    idx = np.flatnonzero(line)
-    if len(idx) == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(idx) > bridge + 1)
-    starts = np.concatenate(([idx[0]], idx[breaks + 1]))
-    ends = np.concatenate((idx[breaks], [idx[-1]]))
-    return [(int(a), int(b)) for a, b in zip(starts, ends) if b - a + 1 >= MIN_RUN]
+def _all_runs(mask: np.ndarray, bridge: int) -> list[list[tuple[int, int]]]:
+    """Per row of a 2-D bool array, the (start, end) inclusive of its True runs, gaps up to
+    `bridge` joined (a closing along the rows; an odd kernel, so up to bridge + 1 for an even
+    bridge), at least MIN_RUN long."""
+    size = bridge + 1 + bridge % 2
+    # zeros past both ends, so that the closing does not carry a run out to the image's edge
+    padded = np.pad(mask.astype(np.uint8), ((0, 0), (size, size)))
+    closed = cv2.morphologyEx(padded, cv2.MORPH_CLOSE, np.ones((1, size), np.uint8))[:, size - 1:-size + 1]
+    closed[:, 0] = closed[:, -1] = 0
+    edges = np.diff(closed.astype(np.int8), axis=1)
+    rows_start, starts = np.nonzero(edges == 1)
+    _, ends = np.nonzero(edges == -1)  # row-major order: the k-th end closes the k-th start
+    ends = ends - 1
+    keep = ends - starts + 1 >= MIN_RUN
+    out: list[list[tuple[int, int]]] = [[] for _ in range(mask.shape[0])]
+    for row, start, end in zip(rows_start[keep].tolist(), starts[keep].tolist(), ends[keep].tolist()):
+        out[row].append((start, end))
+    return out
 
 
-def _window_counts(mask: np.ndarray, rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
-    """(H, W): for every pixel (y, x), how many pixels of `mask` lie in rows y+rows[0] .. y+rows[1]-1
-    and columns x+cols[0] .. x+cols[1]-1 (nothing outside the image)."""
-    height, width = mask.shape
-    pad = max(abs(v) for v in (*rows, *cols)) + 1
-    padded = np.pad(mask.astype(np.int32), pad)
-    sums = np.zeros((height + 2 * pad + 1, width + 2 * pad + 1), np.int64)
-    sums[1:, 1:] = padded.cumsum(0).cumsum(1)
-    ys = np.arange(height)[:, None] + pad
-    xs = np.arange(width)[None, :] + pad
-    return (sums[ys + rows[1], xs + cols[1]] - sums[ys + rows[0], xs + cols[1]]
-            - sums[ys + rows[1], xs + cols[0]] + sums[ys + rows[0], xs + cols[0]])
+class _Integral:
+    """Counts of a mask's pixels in windows placed at every pixel, from one integral image."""
+
+    def __init__(self, mask: np.ndarray, pad: int) -> None:
+        self.pad = pad
+        self.height, self.width = mask.shape
+        self.sums = cv2.integral(np.pad(mask.astype(np.uint8), pad), sdepth=cv2.CV_32S)
+
+    def window(self, rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
+        """(H, W): for every pixel (y, x), how many mask pixels lie in rows y+rows[0] .. y+rows[1]-1
+        and columns x+cols[0] .. x+cols[1]-1 (nothing outside the image)."""
+        p, H, W, s = self.pad, self.height, self.width, self.sums
+        r0, r1, c0, c1 = rows[0] + p, rows[1] + p, cols[0] + p, cols[1] + p
+        return (s[r1:r1 + H, c1:c1 + W] - s[r0:r0 + H, c1:c1 + W] - s[r1:r1 + H, c0:c0 + W] + s[r0:r0 + H, c0:c0 + W])
 
 
 class _Colour:
@@ -82,10 +92,8 @@ class _Colour:
         self.half = thickness // 2  # cv2.rectangle's line covers coordinate - half .. + half
         bridge = 2 * thickness + 1  # another box's line crossing this one (JPEG widens it a little)
         either = own | self.hidden
-        self.row_runs = [_runs(own[y], bridge) for y in range(self.height)]
-        self.col_runs = [_runs(own[:, x], bridge) for x in range(self.width)]
-        self.row_runs_either = [_runs(either[y], bridge) for y in range(self.height)]
-        self.col_runs_either = [_runs(either[:, x], bridge) for x in range(self.width)]
+        self.row_runs, self.col_runs = _all_runs(own, bridge), _all_runs(own.T, bridge)
+        self.row_runs_either, self.col_runs_either = _all_runs(either, bridge), _all_runs(either.T, bridge)
         # lines that start at a given row (column): where a box's far side may begin
         self.cols_starting: dict[int, list[int]] = {}
         self.rows_starting: dict[int, list[int]] = {}
@@ -109,12 +117,13 @@ class _Colour:
         tab_w, tab_h = tab
         h = self.half
         body_rows, body_cols = (self.half + 1, tab_h - 1), (self.half + 1, tab_w - 1)
-        either = self.own | self.hidden
-        body = _window_counts(either, body_rows, body_cols)
+        pad = max(tab_w, tab_h) + h + 4
+        either, own = _Integral(self.own | self.hidden, pad), _Integral(self.own, pad)
+        body = either.window(body_rows, body_cols)
         area = (body_rows[1] - body_rows[0]) * (body_cols[1] - body_cols[0])
         gap = (-self.half - 3, -self.half - 1)  # two lines just outside the corner's line
-        above = _window_counts(self.own, gap, (0, tab_w))
-        left = _window_counts(self.own, (0, tab_h), gap)
+        above = own.window(gap, (0, tab_w))
+        left = own.window((0, tab_h), gap)
         ok = ((body >= TAB_FILL * area) & (above < OUTSIDE_EMPTY * 2 * tab_w)
               & (left < OUTSIDE_EMPTY * 2 * tab_h))
         # a filled tab, not two lines side by side: its margins above, left and right of the
@@ -122,7 +131,7 @@ class _Colour:
         for rows, cols in (((0, h + 1), (0, tab_w - 1)), ((0, tab_h - 1), (0, h + 1)),
                            ((0, tab_h - 1), (tab_w - 3, tab_w - 1))):
             area = (rows[1] - rows[0]) * (cols[1] - cols[0])
-            ok &= _window_counts(either, rows, cols) >= TAB_MARGIN * area
+            ok &= either.window(rows, cols) >= TAB_MARGIN * area
         ys, xs = np.nonzero(ok)
         return list(zip(xs.tolist(), ys.tolist()))
 
@@ -194,18 +203,30 @@ class _Colour:
         return (band[0] + band[-1]) / 2 if band and peak > 0 else float(fixed)
 
 
-def _check(colour: _Colour, x0: int, y0: int, x1: int, y1: int,
-           tab: tuple[int, int]) -> tuple[float, set[str]] | None:
-    """(score, hidden sides) of the hypothesis when it passes every check, else None. The score
-    is how many of the colour's pixels its sides account for: of the outlines that fit, the one
-    drawn explains the most of its colour (a smaller box inside it, closed by a hidden side,
-    leaves its far lines unexplained). At most two sides may be hidden (the other two, seen,
-    end at them; a box all under another is that other box)."""
+def _near_side(colour: _Colour, x0: int, y0: int, far: int, along_rows: bool) -> tuple[int, bool] | None:
+    """The top (along_rows; `far` = x1) or the left side (`far` = y1) from the corner as a side
+    (Colour.side), or None when it fails or runs on past `far`."""
+    h = colour.half
+    fixed, start = (y0, x0) if along_rows else (x0, y0)
+    side = colour.side(fixed, start, far, along_rows)
+    if side is None or not colour.stops(fixed, far + h + 2, far + h + 7, along_rows):
+        return None
+    return side
+
+
+def _check(colour: _Colour, x0: int, y0: int, x1: int, y1: int, tab: tuple[int, int],
+           top: tuple[int, bool], left: tuple[int, bool]) -> tuple[float, set[str]] | None:
+    """(score, hidden sides) of the hypothesis, its top and left sides already checked
+    (_near_side), when it passes every other check, else None. The score is how many of the
+    colour's pixels its sides account for: of the outlines that fit, the one drawn explains the
+    most of its colour (a smaller box inside it, closed by a hidden side, leaves its far lines
+    unexplained). At most two sides may be hidden (the other two, seen, end at them; a box all
+    under another is that other box)."""
     h, W, H = colour.half, colour.width, colour.height
     if x1 - x0 < tab[0] + 4 or y1 - y0 < tab[1] + 4:
         return None  # a box holds its tab with room to spare
     cut_right, cut_bottom = x1 >= W - 1, y1 >= H - 1
-    sides = {"top": colour.side(y0, x0, x1, True), "left": colour.side(x0, y0, y1, False)}
+    sides = {"top": top, "left": left}
     if not cut_right:
         sides["right"] = colour.side(x1, y0, y1, False)
     if not cut_bottom:
@@ -216,7 +237,7 @@ def _check(colour: _Colour, x0: int, y0: int, x1: int, y1: int,
     if len(hidden) > 2:
         return None
     beyond = (h + 2, h + 7)
-    ends = [(y0, x1 + beyond[0], x1 + beyond[1], True), (x0, y1 + beyond[0], y1 + beyond[1], False)]
+    ends = []
     if not cut_right:
         ends += [(x1, y0 - beyond[0], y0 - beyond[1], False), (x1, y1 + beyond[0], y1 + beyond[1], False)]
     if not cut_bottom:
@@ -255,12 +276,18 @@ def _hidden_side(colour: _Colour, name: str, box: tuple[int, int, int, int], tab
     if hi <= lo:
         return line
 
-    def sliver(p: int) -> bool:
-        return 0 <= p < soft.shape[0] and float(soft[p, lo:hi].mean()) >= SLIVER
+    def ink(p: int) -> float:
+        return float(soft[p, lo:hi].mean()) if 0 <= p < soft.shape[0] else 0.0
 
+    def sliver(p: int, outward: int) -> bool:
+        # the side's colour beside the later line, and clearly more of it than a little further
+        # out (where the scene's own colour would show just as much)
+        return ink(p) >= SLIVER and ink(p) >= ink(p + 3 * outward) + SLIVER / 2
+
+    centre = int(round(line))
     reach = range(h + 1, 2 * h + 3)  # just past the later line's band, where the side's own band would peek out
-    before = any(sliver(int(round(line)) - d) for d in reach)
-    after = any(sliver(int(round(line)) + d) for d in reach)
+    before = any(sliver(centre - d, -1) for d in reach)
+    after = any(sliver(centre + d, 1) for d in reach)
     return line + (after - before)
 
 
@@ -268,11 +295,14 @@ def _find_box(colour: _Colour, tab: tuple[int, int]) -> tuple[float, float, floa
     """The best-supported box of this colour with its tab at the top-left: (x0, y0, x1, y1)."""
     best, best_score, best_hidden = None, -1.0, set()
     for x0, y0 in colour.corners(tab):
-        rights = colour.far_ends(x0, y0, True, tab[0] + 4)
-        bottoms = colour.far_ends(x0, y0, False, tab[1] + 4)
-        for x1 in rights:
-            for y1 in bottoms:
-                checked = _check(colour, x0, y0, x1, y1, tab)
+        # the top and the left side depend on one far end each: checked once per end
+        tops = {x1: _near_side(colour, x0, y0, x1, True) for x1 in colour.far_ends(x0, y0, True, tab[0] + 4)}
+        lefts = {y1: _near_side(colour, x0, y0, y1, False) for y1 in colour.far_ends(x0, y0, False, tab[1] + 4)}
+        for x1, top in tops.items():
+            for y1, left in lefts.items():
+                if top is None or left is None:
+                    continue
+                checked = _check(colour, x0, y0, x1, y1, tab, top, left)
                 if checked is not None and checked[0] > best_score:
                     best, (best_score, best_hidden) = (x0, y0, x1, y1), checked
     if best is None:

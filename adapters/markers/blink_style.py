@@ -400,7 +400,7 @@ def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
         strength[radius] = (sum(max(p[2], 0.0) for p in peaks[:len(labels)]), peaks, scores[0])
     chosen = sorted(radii, key=lambda r: -strength[r][0])[:RADII_READ]
     luma = _Luma(rgb, pad=int(np.ceil(8 * max(chosen))))
-    best_style, best_found, best_key = None, [], (0, 0.0)
+    best_style, best_found, best_key = None, [], (0, 0, 0.0)
     for radius in chosen:
         for style in styles_for_radius(radius, colour):
             peaks = strength[radius][1]
@@ -408,7 +408,8 @@ def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
                 peaks = peaks + _centres_below_boxes(dark, bright, style, labels, peaks)
             found = _read_rings(peaks, luma, labels, style, W, strength[radius][2])
             read = sum(_reading(fits)[0] is not None for _, _, fits in found)
-            key = (read, -sum(min(f.fit for f in fits.values()) for _, _, fits in found))
+            # most labels read, then most BLINK boxes found (a label cut by the edge still counts), then the best fit
+            key = (read, len(found), -sum(min(f.fit for f in fits.values()) for _, _, fits in found))
             if best_style is None or key > best_key:
                 best_style, best_found, best_key = style, found, key
             if read == len(labels):
