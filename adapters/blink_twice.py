@@ -17,8 +17,10 @@ question's sample line carries {"image", "group", "category"}.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -28,7 +30,7 @@ from checkpoints.hashing import sha256_file
 
 from .blink import DataFile
 from .questions import DATASET_ANSWERS, BrokenQuestion, MCQuestion, QuestionSource, decode_image
-from .tasks import BLINK_TWICE_TASKS
+from .tasks import BLINK_TWICE_TASKS, canonical_task
 
 CHOICES = ("yes", "no")
 ALIASES = {
@@ -62,7 +64,8 @@ def _rows_of(path: Path) -> list[dict[str, Any]]:
             return pq.read_table(path).to_pylist()
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
+            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+            return [row for row in rows if isinstance(row, dict)]
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
         raise BlinkTwiceFormatError(f"{path}: cannot be read ({exc}); download that file again") from None
@@ -88,7 +91,10 @@ def _expand(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         nested = row.get("questions")
         if isinstance(nested, list):
-            base = {k: v for k, v in row.items() if k != "questions"}
+            # the image's fields, but not its id as each question's: there it names the image
+            base = {k: v for k, v in row.items() if k != "questions" and k not in ALIASES["question_id"]}
+            if _field(row, "image_id")[0] is None and _field(row, "question_id")[1] is not None:
+                base["image_id"] = _field(row, "question_id")[1]
             out.extend({**base, **q} for q in nested if isinstance(q, dict))
         else:
             out.append(row)
@@ -103,18 +109,27 @@ class BlinkTwiceReader:
     """BLINK-Twice's questions as one task (see the module's doc)."""
 
     def __init__(self, root: str | Path, tasks: Sequence[str] | None = None) -> None:
-        self.root = Path(root).expanduser()
+        self.root = Path(root).expanduser().resolve()
         if not self.root.is_dir():
             raise BlinkTwiceFormatError(f"--root {root}: no such folder; give the BLINK-Twice folder (its parquet, "
                                         "JSON Lines or JSON question files)")
         files = sorted(p for p in self.root.rglob("*") if p.suffix in (".parquet", ".jsonl", ".json") and p.is_file())
         self.files: list[Path] = []
         self.rows: list[tuple[dict[str, Any], Path]] = []
+        unreadable: list[str] = []
         for file in files:
-            rows = _expand(_rows_of(file))
+            try:
+                rows = _expand(_rows_of(file))
+            except BlinkTwiceFormatError as exc:
+                unreadable.append(str(exc))
+                continue
             if rows and all(_field(rows[0], name)[0] for name in REQUIRED):
                 self.files.append(file)
                 self.rows.extend((row, file) for row in rows)
+        if not self.rows and unreadable:
+            raise BlinkTwiceFormatError(unreadable[0])
+        for problem in unreadable:
+            print(f"warning: skipped {problem}", file=sys.stderr)
         if not self.rows:
             seen = sorted({key for file in files[:3] for row in _expand(_rows_of(file))[:1] for key in row})
             raise BlinkTwiceFormatError(
@@ -123,8 +138,8 @@ class BlinkTwiceReader:
                 + (f" (the files there have: {', '.join(seen)})" if seen else " (no parquet, JSONL or JSON files)"))
         first = self.rows[0][0]
         self.columns = {name: _field(first, name)[0] for name in ALIASES}
-        if tasks and any(t not in BLINK_TWICE_TASKS for t in tasks):
-            raise BlinkTwiceFormatError(f"BLINK-Twice has one task, {BLINK_TWICE_TASKS[0]}")
+        for task in tasks or ():
+            canonical_task(task, BLINK_TWICE_TASKS)  # "blink twice" or "BLINK_Twice"; anything else is refused
         self.tasks = list(BLINK_TWICE_TASKS)
         self.answer_version = DATASET_ANSWERS
         self._ids = self._question_ids()
@@ -135,10 +150,15 @@ class BlinkTwiceReader:
         out, seen = [], set()
         for row, file in self.rows:
             image_id = _field(row, "image_id")[1]
-            if image_id is None:
+            if image_id is None:  # the image's path (folders kept: original/1.png is not adversarial/1.png), or its bytes
                 image = _field(row, "image")[1]
-                image_id = Path(image.get("path") or "").stem if isinstance(image, dict) else Path(str(image)).stem
-                image_id = image_id or f"row{len(out)}"
+                path = image.get("path") if isinstance(image, dict) else image
+                if isinstance(path, str) and path:
+                    image_id = str(Path(path).with_suffix(""))
+                elif isinstance(image, dict) and image.get("bytes"):
+                    image_id = hashlib.sha1(image["bytes"]).hexdigest()[:12]
+                else:
+                    image_id = f"row{len(out)}"
             image_id = _safe(image_id)
             per_image[image_id] = per_image.get(image_id, 0) + 1
             qid = _field(row, "question_id")[1]
@@ -164,22 +184,25 @@ class BlinkTwiceReader:
 
     def _question(self, row: dict[str, Any], file: Path, qid: str, image_id: str, task: str) -> MCQuestion | BrokenQuestion:
         idx = f"blink_twice_{qid}"
+        # an image's group: the group column's, or (base-image columns name it on the twin only) its own id
         group = _field(row, "group")[1]
-        meta = {"image": image_id, "group": _safe(group) if group is not None else None,
+        meta = {"image": image_id, "group": _safe(group) if group is not None else image_id,
                 "category": _field(row, "category")[1]}
+        gold = None
         try:
             question, raw_answer, image = (_field(row, name)[1] for name in REQUIRED)
             answer = yes_no(raw_answer)
             if answer is None:
                 raise ValueError(f"answer {raw_answer!r} is neither yes nor no")
+            gold = "AB"[CHOICES.index(answer)]
             read = self._image(image, file)
             return MCQuestion(idx=idx, task=task, prompt=str(question), choices=CHOICES,
-                              gold="AB"[CHOICES.index(answer)], question=str(question),
+                              gold=gold, question=str(question),
                               source=QuestionSource("blink-twice", "val", str(file), self.answer_version),
                               sub_task=meta["category"], meta=meta,
                               _image_loader=lambda: [decode_image(read(), idx=idx, column="image")])
         except (ValueError, TypeError, OSError) as exc:
-            return BrokenQuestion(idx=idx, task=task, meta=meta, error=f"{file}: question {qid}: {exc}")
+            return BrokenQuestion(idx=idx, task=task, meta=meta, gold=gold, error=f"{file}: question {qid}: {exc}")
 
     def _image(self, value: Any, file: Path) -> Callable[[], bytes]:
         if isinstance(value, dict) and value.get("bytes"):

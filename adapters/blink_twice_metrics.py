@@ -47,7 +47,7 @@ def blink_twice_metrics(samples: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if sample.get("gold") is None:
             continue
         meta = sample.get("meta") or {}
-        right, options = bool(sample.get("correct")), int(sample.get("n_choices") or 2)
+        right, options = bool(sample.get("correct")), int(sample.get("n_choices") or 2)  # a failed question: yes/no
         questions.append((right, options, sample["gold"]))
         image = meta.get("image")
         if image is not None:
@@ -62,7 +62,9 @@ def blink_twice_metrics(samples: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "no_acc": _figure([r for r, _, g in questions if g == "B"], [1 / n for _, n, g in questions if g == "B"]),
         "i_acc": _all_right(images, 2),
     }
-    twins = {g: answers for g, answers in groups.items() if len(group_images[g]) > 1}
+    # a group counts when it holds more than one image and every image's questions (two) were asked
+    asked = {image for image, answers in images.items() if len(answers) >= 2}
+    twins = {g: answers for g, answers in groups.items() if len(group_images[g]) > 1 and group_images[g] <= asked}
     if twins:
         out["g_acc"] = _all_right(twins, 2)
     else:

@@ -5,11 +5,13 @@ The questions (ids, options, gold answers, what the metrics group by) are read f
 (`--root`, else the root the runs read). Predictions: a flat JSON {question id: answer}, with our
 ids (`marvel_<puzzle>_<part>`, `blink_twice_<question>`) or, for BLINK-Twice, the release's
 question ids; MARVEL also as {puzzle id: {avr, fine, count_context, count_choices, count_total}};
-or JSON Lines rows {id | question_id | idx, prediction | response | answer}. Neither release ships
+or JSON Lines rows {id | question_id | idx, prediction | response | output | text | pred (else
+answer)}. Neither release ships
 an evaluation script or saved model outputs to follow, so answers are parsed by one stated rule
 per kind of question:
 - AVR: the choice's number 1-4 (or its letter in parentheses, "(B)" = 2);
-- fine-grained: the one option the answer names (or "(A)"/"(B)" in the offered order);
+- fine-grained: the one option the answer names, or the number it gives when the options are
+  numbers (or "(A)"/"(B)" in the offered order);
 - panel counts: the first whole number, in digits or words;
 - BLINK-Twice: yes or no, when the answer says exactly one of them.
 A missing or unparsed answer is wrong, as BLINK scores it.
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .benchmark_report import metrics_lines
-from .blink_twice import yes_no
+from .blink_twice import _safe, yes_no
 from .evaluate import benchmark_metrics
 from .marvel import PARTS, parse_count
 from .questions import MCQuestion
@@ -52,7 +54,9 @@ def parse_answer(question: MCQuestion, raw: Any) -> str | None:
     if raw is None:
         return None
     text = str(raw).strip()
-    bracketed = re.fullmatch(r"\(?([A-Z])\)?\.?", text) or re.match(r"^\(([A-Z])\)", text)
+    named_letters = set(re.findall(r"\(([A-Z])\)", text))
+    bare = re.fullmatch(r"([A-Z])\.?", text)
+    letter = named_letters.pop() if len(named_letters) == 1 else (bare.group(1) if bare else None)
     if question.task == "MARVEL_AVR":
         digits = re.findall(r"\b([1-4])\b", text)
         if len(set(digits)) == 1:
@@ -61,6 +65,11 @@ def parse_answer(question: MCQuestion, raw: Any) -> str | None:
         named = [c for c in question.choices if re.search(rf"\b{re.escape(c.lower())}\b", text.lower())]
         if len(named) == 1:
             return question.letters[question.choices.index(named[0])]
+        numbers = [parse_count(c) for c in question.choices]
+        if not named and None not in numbers:  # options that are numbers: "3" answers "three"
+            given = parse_count(text)
+            if numbers.count(given) == 1:
+                return question.letters[numbers.index(given)]
     elif question.task.startswith("MARVEL_Count"):
         count = parse_count(raw)
         return question.letters[question.choices.index(str(count))] if str(count) in question.choices else None
@@ -68,8 +77,8 @@ def parse_answer(question: MCQuestion, raw: Any) -> str | None:
         answer = yes_no(text)
         if answer is not None:
             return question.letters[question.choices.index(answer)]
-    if bracketed and bracketed.group(1) in question.letters:
-        return bracketed.group(1)
+    if letter in question.letters:
+        return letter
     return None
 
 
@@ -83,7 +92,8 @@ def _read_predictions(path: Path) -> dict[str, Any]:
                 continue
             row = json.loads(line)
             key = next((row[k] for k in ("idx", "question_id", "id") if k in row), None)
-            value = next((row[k] for k in ("prediction", "response", "answer", "output") if k in row), None)
+            # the model's words first: an `answer` column beside them is the gold, not the model's
+            value = next((row[k] for k in ("prediction", "response", "output", "text", "pred", "answer") if k in row), None)
             if key is None:
                 raise OtherCompareError(f"{path}:{number}: no id (idx, question_id or id) in {sorted(row)}")
             out[str(key)] = value
@@ -103,7 +113,7 @@ def _read_predictions(path: Path) -> dict[str, Any]:
 def _our_id(key: str, questions: dict[str, MCQuestion], benchmark: str) -> str:
     if key in questions:
         return key
-    prefixed = f"blink_twice_{key}" if benchmark == "blink-twice" else key
+    prefixed = f"blink_twice_{_safe(key)}" if benchmark == "blink-twice" else key
     return prefixed if prefixed in questions else key
 
 

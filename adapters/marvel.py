@@ -41,8 +41,11 @@ COUNT_CHOICES = tuple(str(n) for n in range(1, MAX_COUNT + 1))
 PARTS = {"MARVEL_AVR": "avr", "MARVEL_Fine_Perception": "fine", "MARVEL_Count_Context": "count_context",
          "MARVEL_Count_Choices": "count_choices", "MARVEL_Count_Total": "count_total"}
 COUNT_INDEX = {"MARVEL_Count_Context": 0, "MARVEL_Count_Choices": 1, "MARVEL_Count_Total": 2}
-REQUIRED = ("id", "pattern", "task_configuration", "avr_question", "answer", "f_perception_question",
-            "f_perception_answer", "f_perception_distractor", "c_perception_question_tuple", "c_perception_answer_tuple")
+# the fields each task's question needs (pattern and task configuration only group the metrics)
+TASK_FIELDS = {"MARVEL_AVR": ("avr_question", "answer"),
+               "MARVEL_Fine_Perception": ("f_perception_question", "f_perception_answer", "f_perception_distractor"),
+               **{task: ("c_perception_question_tuple", "c_perception_answer_tuple") for task in COUNT_INDEX}}
+KNOWN_FIELDS = {name for fields in TASK_FIELDS.values() for name in fields}
 LABEL_FILE = "marvel_label.json"
 
 
@@ -55,11 +58,17 @@ def question_id(puzzle: Any, task: str) -> str:
 
 
 def fine_options(question: str, answer: str, distractor: str) -> tuple[str, str]:
-    """The fine-grained question's two options in the order its text names them."""
-    text = question.lower()
-    where = {option: text.find(option.lower()) for option in (answer, distractor)}
-    if all(position >= 0 for position in where.values()) and where[answer] != where[distractor]:
-        return tuple(sorted((answer, distractor), key=lambda o: where[o]))  # type: ignore[return-value]
+    """The fine-grained question's two options in the order its question names them (its last
+    sentence: the release's preamble before it describes the puzzle)."""
+    def first(option: str, text: str) -> int:
+        match = re.search(rf"(?<![a-z0-9]){re.escape(option.lower())}(?![a-z0-9])", text)
+        return match.start() if match else -1
+
+    sentences = [part.lower() for part in re.split(r"(?<=[.?!])\s+", question.strip()) if part]
+    for text in reversed(sentences):  # the last sentence that names both
+        where = {option: first(option, text) for option in (answer, distractor)}
+        if all(position >= 0 for position in where.values()) and where[answer] != where[distractor]:
+            return tuple(sorted((answer, distractor), key=lambda o: where[o]))  # type: ignore[return-value]
     if {answer.lower(), distractor.lower()} == {"yes", "no"}:
         return (answer, distractor) if answer.lower() == "yes" else (distractor, answer)
     return tuple(sorted((answer, distractor)))  # type: ignore[return-value]
@@ -95,9 +104,9 @@ def _records_from_parquet(files: list[Path]) -> list[_Record]:
     records = []
     for file in files:
         table = pq.read_table(file)
-        missing = [c for c in REQUIRED if c not in table.column_names]
-        if missing:
-            raise MarvelFormatError(f"{file}: not MARVEL's parquet: no column(s) {', '.join(missing)}")
+        if "id" not in table.column_names or not KNOWN_FIELDS & set(table.column_names):
+            raise MarvelFormatError(f"{file}: not MARVEL's parquet: no id or question columns (it has "
+                                    f"{', '.join(table.column_names)})")
         for row in table.to_pylist():
             image = row.pop("image", None)
             records.append(_Record(row, file, _image_cell(image, file)))
@@ -138,7 +147,7 @@ class MarvelReader:
     """MARVEL's puzzles as five tasks of questions (see the module's doc)."""
 
     def __init__(self, root: str | Path, tasks: Sequence[str] | None = None) -> None:
-        self.root = Path(root).expanduser()
+        self.root = Path(root).expanduser().resolve()
         if not self.root.is_dir():
             raise MarvelFormatError(f"--root {root}: no such folder; give the MARVEL release folder "
                                     f"(holding {LABEL_FILE}, Json_data/ or the hub's parquet files)")
@@ -155,6 +164,9 @@ class MarvelReader:
         self.tasks = ([by_part.get(t.lower(), None) or canonical_task(t, MARVEL_TASKS) for t in tasks] if tasks
                       else list(MARVEL_TASKS))
         self.answer_version = DATASET_ANSWERS
+        unnamed = [r.file for r in records if r.fields.get("id") is None]
+        if unnamed:
+            raise MarvelFormatError(f"{unnamed[0]}: a puzzle has no id; every MARVEL record carries its id (1-770)")
         ids = [str(r.fields.get("id")) for r in records]
         duplicated = sorted({i for i in ids if ids.count(i) > 1})
         if duplicated:
@@ -179,10 +191,13 @@ class MarvelReader:
         puzzle = fields.get("id")
         idx = question_id(puzzle, task)
         meta = {"puzzle": str(puzzle), "pattern": fields.get("pattern"), "configuration": fields.get("task_configuration")}
+        gold = None
         try:
-            missing = [name for name in REQUIRED if fields.get(name) is None]
+            missing = [name for name in TASK_FIELDS[task] if fields.get(name) is None]
             if missing:
-                raise ValueError(f"no {', '.join(missing)}")
+                hint = (" (the hub's copy leaves the panel counts out: the GitHub release's marvel_label.json has them)"
+                        if task in COUNT_INDEX else "")
+                raise ValueError(f"no {', '.join(missing)}{hint}")
             prompt, choices, gold = self._ask(fields, task)
             if record.image is None:
                 raise ValueError(f"no image (looked for Marvel/{puzzle}.png, Json_data/{puzzle}/{puzzle}.png, "
@@ -193,7 +208,7 @@ class MarvelReader:
                               question=prompt, sub_task=str(fields.get("pattern")), meta=meta,
                               _image_loader=lambda: [decode_image(read(), idx=idx, column="image")])
         except (ValueError, TypeError, KeyError, IndexError, OSError) as exc:
-            return BrokenQuestion(idx=idx, task=task, meta=meta,
+            return BrokenQuestion(idx=idx, task=task, meta=meta, gold=gold,
                                   error=f"{record.file}: puzzle {puzzle}: {exc}; correct or re-download that record")
 
     @staticmethod
@@ -221,22 +236,25 @@ class MarvelReader:
 
 
 def parse_count(text: Any) -> int | None:
-    """An answer to a count question -> the number it gives (the first whole number, digits or
-    a word up to twenty), or None."""
+    """An answer to a count question -> the first whole number it gives, in digits or in words up
+    to ninety-nine ("twenty-one"), or None."""
     if text is None:
         return None
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return int(text) if float(text).is_integer() else None
-    match = re.search(r"\d+", str(text))
-    if match:
-        return int(match.group())
-    words = str(text).lower()
-    for n, word in sorted(enumerate(_NUMBER_WORDS), key=lambda item: -len(item[1])):
-        if re.search(rf"\b{word}\b", words):
-            return n
+    for match in _NUMBER.finditer(str(text).lower()):
+        if match.group("digits"):
+            return int(match.group("digits"))
+        tens = _TENS.index(match.group("tens")) * 10 + 20 if match.group("tens") else 0
+        unit = match.group("unit") or match.group("word")
+        return tens + (_NUMBER_WORDS.index(unit) if unit else 0)
     return None
 
 
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                  "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
-
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_NUMBER = re.compile(
+    r"(?P<digits>\d+)"
+    rf"|\b(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_NUMBER_WORDS[1:10])}))?\b"
+    rf"|\b(?P<word>{'|'.join(sorted(_NUMBER_WORDS, key=len, reverse=True))})\b")

@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
+from .marvel import MAX_COUNT
 from .tasks import MARVEL_COUNT_TASKS
 
 INSTANCE = {"avr": "MARVEL_AVR", "fine": "MARVEL_Fine_Perception", "count_context": "MARVEL_Count_Context",
             "count_choices": "MARVEL_Count_Choices", "count_total": "MARVEL_Count_Total"}
+OPTIONS = {"MARVEL_AVR": 4, "MARVEL_Fine_Perception": 2, **{task: MAX_COUNT for task in MARVEL_COUNT_TASKS}}
 GROUPS = {"perc_c": MARVEL_COUNT_TASKS,
           "perc_c_f": MARVEL_COUNT_TASKS + ("MARVEL_Fine_Perception",),
           "perc_c_f_avr": MARVEL_COUNT_TASKS + ("MARVEL_Fine_Perception", "MARVEL_AVR")}
@@ -53,17 +55,19 @@ def _block(puzzles: Mapping[str, dict[str, tuple[bool, int]]]) -> dict[str, Any]
 
 
 def marvel_metrics(samples: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """samples: {"task", "correct", "n_choices", "meta": {"puzzle", "pattern", "configuration"}}
+    """samples: {"task", "gold", "correct", "n_choices", "meta": {"puzzle", "pattern", "configuration"}}
     per question -> {"overall": figures, "by_pattern": {pattern: figures},
     "by_configuration": {configuration: figures}}, each figure {n, correct, accuracy, random_expected}."""
     puzzles: dict[str, dict[str, tuple[bool, int]]] = defaultdict(dict)
     kind: dict[str, tuple[str, str]] = {}
     for sample in samples:
         meta = sample.get("meta") or {}
-        if "puzzle" not in meta or sample.get("task") not in INSTANCE.values():
-            continue
+        if "puzzle" not in meta or sample.get("task") not in INSTANCE.values() or sample.get("gold") is None:
+            continue  # not MARVEL's, or a question built without a known answer: nothing to score
         puzzle = str(meta["puzzle"])
-        puzzles[puzzle][sample["task"]] = (bool(sample.get("correct")), int(sample.get("n_choices") or 1))
+        # a question that failed (its image unreadable, say) is wrong, with its task's options
+        options = int(sample.get("n_choices") or OPTIONS[sample["task"]])
+        puzzles[puzzle][sample["task"]] = (bool(sample.get("correct")), options)
         kind[puzzle] = (str(meta.get("pattern")), str(meta.get("configuration")))
     out: dict[str, Any] = {"puzzles": len(puzzles), "overall": _block(puzzles)}
     for key, position in (("by_pattern", 0), ("by_configuration", 1)):

@@ -1,8 +1,9 @@
 """Panels of an abstract visual reasoning puzzle (MARVEL's), found without weights.
 
 A puzzle is a grid of bordered panels (the context, one of them the blank to fill) above a row of
-bordered choice panels. The panels are the outermost closed rectangles of dark ink of a panel's
-size; shapes drawn inside a panel are inside one and so not counted. Rows are panels whose
+bordered choice panels, drawn apart or as one frame whose cells share their borders. The panels
+are the outermost closed rectangles of dark ink of a panel's size, a frame its cells tile giving
+way to the cells; shapes drawn inside a panel cover little of it and are not counted. Rows are panels whose
 centres lie within half a panel's height of each other; the choices are the bottom row.
 
     find_panels(rgb) -> Panels(rows)   rows top to bottom, each left to right, boxes (x0, y0, x1, y1)
@@ -23,6 +24,7 @@ MIN_SIDE = 0.04  # a panel's side is at least this share of the image's shorter 
 MAX_AREA = 0.6  # and it covers at most this share of the image (a frame round the whole puzzle is none)
 RECTANGULAR = 0.9  # a panel's outline fills its bounding box this much (a circle fills ~0.79)
 SAME = 0.8  # two outlines overlapping this much (IoU) are one panel's (a thick border's two edges)
+TILED = 0.8  # an outline whose direct children cover this much of it is a grid of them
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,32 @@ def _inside(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) 
     return inner[0] >= outer[0] and inner[1] >= outer[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
 
 
+def _children(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """The boxes directly inside `box` (inside no other box that is inside it)."""
+    inside = [b for b in boxes if b != box and _inside(b, box)]
+    return [b for b in inside if not any(o != b and _inside(b, o) for o in inside)]
+
+
+def _area(box: tuple[int, int, int, int]) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _panels_of(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """The panels among nested outlines: the outermost ones, except that an outline its direct
+    children tile (a grid drawn as one frame with shared borders) gives way to them. A shape
+    drawn inside a panel covers little of it, so the panel stays."""
+    panels = []
+    todo = [b for b in boxes if not any(o != b and _inside(b, o) for o in boxes)]
+    while todo:
+        box = todo.pop()
+        children = _children(box, boxes)
+        if len(children) >= 2 and sum(_area(c) for c in children) >= TILED * _area(box):
+            todo.extend(children)
+        else:
+            panels.append(box)
+    return panels
+
+
 def find_panels(rgb: np.ndarray) -> Panels:
     """The panels of an (H, W, 3) uint8 puzzle image, in rows (see the module's doc)."""
     gray = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2GRAY)
@@ -75,7 +103,7 @@ def find_panels(rgb: np.ndarray) -> Panels:
         if any(_iou(box, other) >= SAME for other in boxes):
             continue
         boxes.append(box)
-    outermost = [b for b in boxes if not any(o != b and _inside(b, o) for o in boxes)]
+    outermost = _panels_of(boxes)
     if not outermost:
         return Panels([])
     heights = np.median([b[3] - b[1] for b in outermost])

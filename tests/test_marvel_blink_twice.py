@@ -85,14 +85,18 @@ def test_fine_options_follow_the_question_and_counts_parse_words_and_digits():
     assert fine_options("Is it on the upper or the lower side?", "lower", "upper") == ("upper", "lower")
     assert fine_options("Does choice 1 contain a star?", "no", "yes") == ("yes", "no")
     assert fine_options("Which one?", "two", "three") == ("three", "two")
-    assert [parse_count(t) for t in ("9 panels", "There are seventeen.", 4, "none", None)] == [9, 17, 4, None, None]
+    # the release's preamble names 1-4 before the question does: the question's order counts
+    preamble = "The choices part contains 4 choices (marked by 1, 2, 3, or 4). Does choice 3 have 4 or 1 dots?"
+    assert fine_options(preamble, "1", "4") == ("4", "1")
+    assert [parse_count(t) for t in ("9 panels", "There are seventeen.", 4, "none", None, "one row of eight",
+                                     "twenty-one")] == [9, 17, 4, None, None, 1, 21]
 
 
 # --- MARVEL: metrics ----------------------------------------------------------------------------
 
 
 def _marvel_sample(puzzle, task, correct, n, pattern="Quantities", configuration="Matrix"):
-    return {"task": task, "correct": correct, "n_choices": n,
+    return {"task": task, "gold": "A", "correct": correct, "n_choices": n,
             "meta": {"puzzle": puzzle, "pattern": pattern, "configuration": configuration}}
 
 
@@ -134,6 +138,30 @@ def test_panels_are_counted_on_rendered_puzzles_of_every_configuration(tmp_path)
         assert (panels.context, panels.choices, panels.total) == tuple(record["c_perception_answer_tuple"]), record["id"]
 
 
+def test_a_hub_copy_without_the_panel_counts_still_asks_the_other_questions(tmp_path):
+    """The hub's parquet leaves c_perception_* out: its count questions fail with the reason,
+    AVR and fine-grained ones are asked."""
+    import pyarrow.parquet as pq
+
+    write_marvel_release(tmp_path / "hub", 2, layout="hub")
+    table = pq.read_table(tmp_path / "hub" / "data" / "train-00000-of-00001.parquet")
+    table = table.drop(["c_perception_question_tuple", "c_perception_answer_tuple"])
+    pq.write_table(table, tmp_path / "hub" / "data" / "train-00000-of-00001.parquet")
+    questions = _all(MarvelReader(tmp_path / "hub"))
+    assert isinstance(questions["marvel_1_avr"], MCQuestion) and isinstance(questions["marvel_2_fine"], MCQuestion)
+    broken = questions["marvel_1_count_total"]
+    assert isinstance(broken, BrokenQuestion) and "the GitHub release's marvel_label.json has them" in broken.error
+
+
+def test_a_question_whose_image_fails_is_scored_wrong(tmp_path):
+    write_marvel_release(tmp_path / "m", 2)
+    (tmp_path / "m" / "Marvel" / "2.png").unlink()
+    results = run(RunConfig(str(tmp_path / "run"), benchmark="marvel", root=str(tmp_path / "m"), tasks=["avr"],
+                            progress=False))
+    avr = results["benchmark_metrics"]["overall"]["avr"]
+    assert avr["n"] == 2 and avr["random_expected"] == 0.25 and results["tasks"]["MARVEL_AVR"]["errors"] == 1
+
+
 def test_a_blank_page_has_no_panels():
     panels = find_panels(np.full((200, 300, 3), 255, np.uint8))
     assert (panels.context, panels.choices, panels.total) == (0, 0, 0)
@@ -161,12 +189,30 @@ def test_blink_twice_other_column_names_and_derived_ids(tmp_path):
             {"img_path": "img/a.png", "prompt": "Is it red?", "label": "maybe"}]
     (tmp_path / "q.json").write_text(json.dumps({"data": rows}))
     questions = _all(BlinkTwiceReader(tmp_path))
-    assert isinstance(questions["blink_twice_a_q1"], MCQuestion) and questions["blink_twice_a_q1"].gold == "A"
-    broken = questions["blink_twice_a_q2"]
+    assert isinstance(questions["blink_twice_img-a_q1"], MCQuestion) and questions["blink_twice_img-a_q1"].gold == "A"
+    broken = questions["blink_twice_img-a_q2"]
     assert isinstance(broken, BrokenQuestion) and "answer 'maybe' is neither yes nor no" in broken.error
     (tmp_path / "q.json").write_text(json.dumps([{"picture": "x", "text": "?"}]))
     with pytest.raises(BlinkTwiceFormatError, match=r"the files there have: picture, text"):
         BlinkTwiceReader(tmp_path)
+
+
+def test_blink_twice_rows_per_image_and_images_in_folders(tmp_path):
+    """Per-image rows: their `id` names the image, not each question; images named alike in two
+    folders are two images, grouped by the group column."""
+    for folder in ("original", "adversarial"):
+        (tmp_path / folder).mkdir()
+        Image.new("RGB", (8, 8)).save(tmp_path / folder / "001.png")
+    rows = [{"id": f"{folder}-1", "image": f"{folder}/001.png", "group_id": "g",
+             "questions": [{"question": "a?", "answer": answer}, {"question": "b?", "answer": answer}]}
+            for folder, answer in (("original", "no"), ("adversarial", "yes"))]
+    (tmp_path / "data.json").write_text(json.dumps(rows))
+    questions = _all(BlinkTwiceReader(tmp_path))
+    assert sorted(questions) == ["blink_twice_adversarial-1_q1", "blink_twice_adversarial-1_q2",
+                                 "blink_twice_original-1_q1", "blink_twice_original-1_q2"]
+    samples = [{"gold": q.gold, "correct": True, "n_choices": 2, "meta": q.meta} for q in questions.values()]
+    m = blink_twice_metrics(samples)
+    assert (m["i_acc"]["n"], m["g_acc"]["n"]) == (2, 1)
 
 
 def test_yes_no():
@@ -232,6 +278,10 @@ def test_compare_scores_predictions_with_each_benchmarks_metrics(tmp_path):
     m = model["metrics"]
     assert (m["q_acc"]["correct"], m["no_acc"]["correct"], m["yes_acc"]["correct"]) == (6, 4, 2)
     assert (m["i_acc"]["correct"], m["g_acc"]["correct"]) == (2, 0)
+    # JSON Lines: the model's words are read, not an `answer` column (the gold) beside them
+    (tmp_path / "m.jsonl").write_text(json.dumps({"question_id": "0_main_0", "answer": "No", "output": "Yes"}) + "\n")
+    lines = compare_other("blink-twice", [tmp_path / "run"], [str(tmp_path / "m.jsonl")])["models"]["m"]
+    assert lines["tasks"]["BLINK_Twice"]["correct"] == 0 and lines["parsing"]["parsed"] == 1
 
 
 def test_marvel_answers_are_parsed_per_kind_of_question(tmp_path):
@@ -241,6 +291,9 @@ def test_marvel_answers_are_parsed_per_kind_of_question(tmp_path):
     assert avr.choice_text(parse_answer(avr, "Choice 3 completes it")) == "3"
     assert parse_answer(avr, "(B)") == "B" and parse_answer(avr, "2 or 3") is None
     assert fine.choice_text(parse_answer(fine, "It is on the UPPER side")) == "upper"
+    numbers = MCQuestion("x", "MARVEL_Fine_Perception", "p", ("two", "three"), "A", avr.source)
+    assert parse_answer(numbers, "There are 3") == "B" and parse_answer(numbers, "two") == "A"
+    assert parse_answer(avr, "Option (B)") == "B"
     assert parse_answer(fine, "upper or lower") is None
     assert count.choice_text(parse_answer(count, "nine panels")) == "9"
 

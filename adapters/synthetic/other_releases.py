@@ -52,20 +52,24 @@ def _panel(canvas: np.ndarray, x: int, y: int, rng: np.random.Generator, blank: 
 
 
 def draw_puzzle(configuration: str, rng: np.random.Generator) -> tuple[np.ndarray, tuple[int, int, int]]:
-    """(H, W, 3) uint8 puzzle image and its panel counts (context with the blank, choices, total)."""
+    """(H, W, 3) uint8 puzzle image and its panel counts (context with the blank, choices, total).
+    Sequences are drawn as panels apart; the other configurations, as the release mostly draws
+    them, as one frame whose cells share their borders (the choices too)."""
     rows, columns = GRIDS[configuration]
     if configuration == "Sequence":
         columns = int(rng.integers(4, 7))
-    width = max(columns, 4) * (PANEL + GAP) + GAP
-    height = (rows + 1) * (PANEL + GAP) + 3 * GAP
+    gap = GAP if configuration == "Sequence" else 0  # 0: neighbouring panels share a border
+    pitch = PANEL + gap
+    width = max(columns, 4) * (PANEL + GAP) + 2 * GAP
+    height = (rows + 1) * (PANEL + GAP) + 4 * GAP
     canvas = np.full((height, width, 3), 255, np.uint8)
     blank = int(rng.integers(rows * columns))
     for k in range(rows * columns):
         r, c = divmod(k, columns)
-        _panel(canvas, GAP + c * (PANEL + GAP), GAP + r * (PANEL + GAP), rng, blank=k == blank)
-    top = GAP + rows * (PANEL + GAP) + 2 * GAP
+        _panel(canvas, GAP + c * pitch, GAP + r * pitch, rng, blank=k == blank)
+    top = GAP + rows * pitch + 3 * GAP
     for c in range(4):
-        _panel(canvas, GAP + c * (PANEL + GAP), top, rng, blank=False)
+        _panel(canvas, GAP + c * pitch, top, rng, blank=False)
     return canvas, (rows * columns, 4, rows * columns + 4)
 
 
