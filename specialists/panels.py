@@ -1,9 +1,11 @@
 """Panels of an abstract visual reasoning puzzle (MARVEL's), found without weights.
 
 A puzzle is a grid of bordered panels (the context, one of them the blank to fill) above a row of
-bordered choice panels, drawn apart or as one frame whose cells share their borders. The panels
-are the outermost closed rectangles of dark ink of a panel's size, a frame its cells tile giving
-way to the cells; shapes drawn inside a panel cover little of it and are not counted. Rows are panels whose
+bordered choice panels, drawn apart or as one frame whose cells share their borders. The frames
+are the outermost closed rectangles of dark ink (shapes drawn inside a panel are inside one);
+each frame's panels are the rectangles between the lines that cross it from border to border
+(a shape touching a cell's border crosses no frame; a stroke across one cell would make it much
+narrower than the others, and is not taken for a border). Rows are panels whose
 centres lie within half a panel's height of each other; the choices are the bottom row.
 
     find_panels(rgb) -> Panels(rows)   rows top to bottom, each left to right, boxes (x0, y0, x1, y1)
@@ -24,7 +26,10 @@ MIN_SIDE = 0.04  # a panel's side is at least this share of the image's shorter 
 MAX_AREA = 0.6  # and it covers at most this share of the image (a frame round the whole puzzle is none)
 RECTANGULAR = 0.9  # a panel's outline fills its bounding box this much (a circle fills ~0.79)
 SAME = 0.8  # two outlines overlapping this much (IoU) are one panel's (a thick border's two edges)
-TILED = 0.8  # an outline whose direct children cover this much of it is a grid of them
+FRAME_ASPECT = 8  # a frame of panels in a row may be this long (a panel alone is at most PANEL_ASPECT)
+PANEL_ASPECT = 3
+LINE_FULL = 0.95  # a line across a frame is ink along this much of it
+EVEN_CELLS = 0.6  # a frame's cells are about equal: none narrower than this share of their median
 
 
 @dataclass(frozen=True)
@@ -57,30 +62,34 @@ def _inside(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) 
     return inner[0] >= outer[0] and inner[1] >= outer[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
 
 
-def _children(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """The boxes directly inside `box` (inside no other box that is inside it)."""
-    inside = [b for b in boxes if b != box and _inside(b, box)]
-    return [b for b in inside if not any(o != b and _inside(b, o) for o in inside)]
+def _separators(profile: np.ndarray, border: int) -> list[int]:
+    """Centres of the runs of a frame's full-length lines (ink fraction >= LINE_FULL along the
+    frame), away from its own border; runs that would cut off a cell much narrower than the
+    others (a stroke drawn from border to border inside one cell) are dropped."""
+    full = np.flatnonzero(profile >= LINE_FULL)
+    full = full[(full > border) & (full < len(profile) - 1 - border)]
+    centres = [int(run.mean()) for run in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1) if len(run)]
+    while centres:
+        edges = [0, *centres, len(profile) - 1]
+        sizes = np.diff(edges)
+        narrow = int(np.argmin(sizes))
+        if sizes[narrow] >= EVEN_CELLS * np.median(sizes):
+            break
+        # drop the separator between the narrowest cell and its narrower neighbour
+        neighbour = narrow - 1 if narrow == len(sizes) - 1 or (narrow > 0 and sizes[narrow - 1] < sizes[narrow + 1]) else narrow + 1
+        centres.pop(min(narrow, neighbour))
+    return centres
 
 
-def _area(box: tuple[int, int, int, int]) -> int:
-    return (box[2] - box[0]) * (box[3] - box[1])
-
-
-def _panels_of(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """The panels among nested outlines: the outermost ones, except that an outline its direct
-    children tile (a grid drawn as one frame with shared borders) gives way to them. A shape
-    drawn inside a panel covers little of it, so the panel stays."""
-    panels = []
-    todo = [b for b in boxes if not any(o != b and _inside(b, o) for o in boxes)]
-    while todo:
-        box = todo.pop()
-        children = _children(box, boxes)
-        if len(children) >= 2 and sum(_area(c) for c in children) >= TILED * _area(box):
-            todo.extend(children)
-        else:
-            panels.append(box)
-    return panels
+def _cells(box: tuple[int, int, int, int], ink: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """A panel, or the cells of a frame drawn with shared borders: the rectangles between the
+    lines that cross it from border to border (a shape touching a cell's border does not)."""
+    x0, y0, x1, y1 = box
+    inside = ink[y0:y1, x0:x1].astype(bool)
+    border = max(2, round(0.03 * min(x1 - x0, y1 - y0)))
+    xs = [x0, *(x0 + c for c in _separators(inside.mean(axis=0), border)), x1]
+    ys = [y0, *(y0 + c for c in _separators(inside.mean(axis=1), border)), y1]
+    return [(xs[i], ys[j], xs[i + 1], ys[j + 1]) for j in range(len(ys) - 1) for i in range(len(xs) - 1)]
 
 
 def find_panels(rgb: np.ndarray) -> Panels:
@@ -93,7 +102,7 @@ def find_panels(rgb: np.ndarray) -> Panels:
     boxes: list[tuple[int, int, int, int]] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        if w < least or h < least or w * h > MAX_AREA * width * height or not 1 / 3 <= w / h <= 3:
+        if w < least or h < least or w * h > MAX_AREA * width * height or not 1 / FRAME_ASPECT <= w / h <= FRAME_ASPECT:
             continue
         if cv2.contourArea(contour) < RECTANGULAR * w * h:
             continue
@@ -103,7 +112,9 @@ def find_panels(rgb: np.ndarray) -> Panels:
         if any(_iou(box, other) >= SAME for other in boxes):
             continue
         boxes.append(box)
-    outermost = _panels_of(boxes)
+    frames = [b for b in boxes if not any(o != b and _inside(b, o) for o in boxes)]
+    outermost = [cell for box in frames for cell in _cells(box, ink)]
+    outermost = [b for b in outermost if 1 / PANEL_ASPECT <= (b[2] - b[0]) / (b[3] - b[1]) <= PANEL_ASPECT]
     if not outermost:
         return Panels([])
     heights = np.median([b[3] - b[1] for b in outermost])

@@ -162,6 +162,25 @@ def test_a_question_whose_image_fails_is_scored_wrong(tmp_path):
     assert avr["n"] == 2 and avr["random_expected"] == 0.25 and results["tasks"]["MARVEL_AVR"]["errors"] == 1
 
 
+def test_a_frames_cells_are_found_where_shapes_touch_their_borders():
+    """A 2x3 context frame and a strip of 4 choices, cells sharing borders: a shape touching a
+    cell's border, and a bar drawn from a choice's top border to its bottom, split nothing."""
+    import cv2
+
+    canvas = np.full((420, 520, 3), 255, np.uint8)
+    for r in range(3):  # context frame: 2 rows x 3 columns of 90 px cells
+        for c in range(4):
+            if r < 2 and c < 3:
+                cv2.rectangle(canvas, (20 + 90 * c, 20 + 90 * r), (110 + 90 * c, 110 + 90 * r), (0, 0, 0), 2)
+    for c in range(4):  # choices strip below
+        cv2.rectangle(canvas, (20 + 90 * c, 260), (110 + 90 * c, 350), (0, 0, 0), 2)
+    cv2.rectangle(canvas, (40, 20), (70, 60), (0, 0, 0), -1)  # a block touching the first cell's top border
+    cv2.circle(canvas, (245, 65), 45, (0, 0, 0), 3)  # a circle touching all four borders of a cell
+    cv2.line(canvas, (155, 260), (155, 350), (0, 0, 0), 4)  # a bar across the second choice, border to border
+    panels = find_panels(canvas)
+    assert (panels.context, panels.choices, panels.total) == (6, 4, 10)
+
+
 def test_a_blank_page_has_no_panels():
     panels = find_panels(np.full((200, 300, 3), 255, np.uint8))
     assert (panels.context, panels.choices, panels.total) == (0, 0, 0)
