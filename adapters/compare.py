@@ -16,7 +16,7 @@ oracle union, misses) use only the questions both sides share.
 macro mean, then name), since the question is where the strongest MLLM falls short of the
 specialist on each kind of perception.
 
-Outputs: comparison.json (DESIGN.md schema plus the statistics), comparison.md, comparison.csv
+Outputs: comparison.json (schema COMPARISON_SCHEMA_VERSION, with the statistics), comparison.md, comparison.csv
 (long format, fractions), misses.csv, comparison_bars.png, comparison_scatter.png.
 """
 

@@ -1,6 +1,6 @@
 """MLLM predictions on BLINK questions: importers (detected by file shape) and answer normalisation.
 
-Formats read (SPECIALISTS.md, "MLLM prediction formats"):
+Formats read:
 
 - BLINK flat: one JSON file per model, `{"val_Relative_Depth_1": "(A)", ...}`; a folder of such
   files is one model per file, named by the file stem.

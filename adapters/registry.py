@@ -49,7 +49,7 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Functional_Correspondence": "dift",
     "Relative_Depth": "depth_anything",
     # the displacement rule: a public reproduction reached 92.48% on real val questions with it
-    # (LoFTR outdoor; the project fact sheet, ../shared/SPECIALISTS.md);
+    # (LoFTR outdoor);
     # the essential-matrix rule (`loftr`) has not been measured on real data
     "Multi-view_Reasoning": "loftr_flow",
     "Forensic_Detection": "dire",

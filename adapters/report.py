@@ -2,7 +2,7 @@
 
 Each run is a column; reference rows come from the questions themselves (expected accuracy of a
 random choice) and from the paper (human, the paper's specialist), each with its source.
-Percentages in tables, fractions in CSV, as DESIGN.md prescribes.
+Percentages in tables (for reading), fractions in CSV (for computing).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where weights come from. Imports no model code (see DESIGN.md).
+"""Where weights come from. Imports no model code, so that looking a checkpoint up stays light.
 
     resolve(name_or_path) -> ResolvedCheckpoint(path, ref: CheckpointRef, ...)   offline, verified
     fetch(name)            download into SPECIALISTS_HOME (the only network access)

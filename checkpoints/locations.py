@@ -1,6 +1,6 @@
 """Where weights may already lie on this machine, read from the environment at call time.
 
-Resolution order (DESIGN.md): an explicit path, then SPECIALISTS_HOME, then the Hugging Face
+Resolution order: an explicit path, then SPECIALISTS_HOME, then the Hugging Face
 cache, then the torch hub cache. Environment variables are read on every call (not at import)
 so that tests and users can point them elsewhere without restarting Python.
 """

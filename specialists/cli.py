@@ -1,4 +1,4 @@
-"""The `specialists` command line (DESIGN.md, "Command line").
+"""The `specialists` command line: run, ls, synth, markers, compare, report, checkpoints, train, combo.
 
 It sits at the top of the import graph: it may import adapters, nothing imports it. Heavy
 modules are imported inside each command so `specialists ls` answers at once.

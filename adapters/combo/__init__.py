@@ -1,5 +1,5 @@
 """ComBo (compositional object benchmark): factor space, reader, ComBo-lite renderer, Category
-Building questions with W2 difficulty, prototype retrieval. See SPECIALISTS.md, "ComBo"."""
+Building questions with W2 difficulty, prototype retrieval."""
 
 from .category_building import (CategoryBuildingConfig, CategoryBuildingQuestion, build_category_building,
                                 pixel_features, task_name)

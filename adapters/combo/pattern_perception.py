@@ -1,7 +1,7 @@
 """Pattern Perception questions from ComBo's factors: which candidate shows the same object as
 the reference image?
 
-Our construction (SPECIALISTS.md gives ComBo's task name and size, not its question format):
+Our construction (ComBo's paper gives the task's name and size, not its question format):
 the reference is one view of an object; the candidates are another view of that same object
 and distractors that each differ from it in exactly ONE part of the composition (the primary's
 shape and anchor, the secondary's shape and pivot, the primary's look, or the secondary's
