@@ -101,8 +101,13 @@ def _expand(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _safe(text: Any) -> str:
+def safe_id(text: Any) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(text)).strip("-") or "x"
+
+
+def question_id(release_id: Any) -> str:
+    """The suite's id of a question from the release's (or derived) question id."""
+    return f"blink_twice_{safe_id(release_id)}"
 
 
 class BlinkTwiceReader:
@@ -159,10 +164,10 @@ class BlinkTwiceReader:
                     image_id = hashlib.sha1(image["bytes"]).hexdigest()[:12]
                 else:
                     image_id = f"row{len(out)}"
-            image_id = _safe(image_id)
+            image_id = safe_id(image_id)
             per_image[image_id] = per_image.get(image_id, 0) + 1
             qid = _field(row, "question_id")[1]
-            qid = _safe(qid) if qid is not None else f"{image_id}_q{per_image[image_id]}"
+            qid = safe_id(qid) if qid is not None else f"{image_id}_q{per_image[image_id]}"
             if qid in seen:
                 raise BlinkTwiceFormatError(f"{file}: question id {qid!r} appears twice; each question needs its own id")
             seen.add(qid)
@@ -183,10 +188,10 @@ class BlinkTwiceReader:
             yield self._question(row, file, qid, image_id, task)
 
     def _question(self, row: dict[str, Any], file: Path, qid: str, image_id: str, task: str) -> MCQuestion | BrokenQuestion:
-        idx = f"blink_twice_{qid}"
+        idx = question_id(qid)
         # an image's group: the group column's, or (base-image columns name it on the twin only) its own id
         group = _field(row, "group")[1]
-        meta = {"image": image_id, "group": _safe(group) if group is not None else image_id,
+        meta = {"image": image_id, "group": safe_id(group) if group is not None else image_id,
                 "category": _field(row, "category")[1]}
         gold = None
         try:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .benchmark_report import metrics_lines
-from .blink_twice import _safe, yes_no
+from .blink_twice import question_id, yes_no
 from .evaluate import benchmark_metrics
 from .marvel import PARTS, parse_count
 from .questions import MCQuestion
@@ -113,7 +113,7 @@ def _read_predictions(path: Path) -> dict[str, Any]:
 def _our_id(key: str, questions: dict[str, MCQuestion], benchmark: str) -> str:
     if key in questions:
         return key
-    prefixed = f"blink_twice_{_safe(key)}" if benchmark == "blink-twice" else key
+    prefixed = question_id(key) if benchmark == "blink-twice" else key
     return prefixed if prefixed in questions else key
 
 

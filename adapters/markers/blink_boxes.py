@@ -93,7 +93,10 @@ class _Colour:
         bridge = 2 * thickness + 1  # another box's line crossing this one (JPEG widens it a little)
         either = own | self.hidden
         self.row_runs, self.col_runs = _all_runs(own, bridge), _all_runs(own.T, bridge)
-        self.row_runs_either, self.col_runs_either = _all_runs(either, bridge), _all_runs(either.T, bridge)
+        if self.hidden.any():  # else (box A, drawn last) the runs of own and hidden are the own runs
+            self.row_runs_either, self.col_runs_either = _all_runs(either, bridge), _all_runs(either.T, bridge)
+        else:
+            self.row_runs_either, self.col_runs_either = self.row_runs, self.col_runs
         # lines that start at a given row (column): where a box's far side may begin
         self.cols_starting: dict[int, list[int]] = {}
         self.rows_starting: dict[int, list[int]] = {}
