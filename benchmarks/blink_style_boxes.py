@@ -1,10 +1,10 @@
 """Object_Localization's boxes in BLINK's drawing, read back by the BLINK-style pass (prints one
 JSON line per layout).
 
-Renders box A (red) and box B (green) as blink_draw.draw_blink_boxes does (B first, A over it),
+Renders box A (red) and box B (green) as draw.blink.draw_blink_boxes does (B first, A over it),
 over crops of the photographs in ../shared/data/images (procedural backgrounds without them),
 500x375 or 375x500, JPEG at quality 70-90 as BLINK stores its images, then reads them with
-blink_boxes.read_blink_boxes. Two layouts:
+blink_style.boxes.read_blink_boxes. Two layouts:
 - "same_object" (BLINK's questions): both boxes around one object, one tight (within 3 px) and
   one loose or shifted (IoU with the object 0.3-0.8), so their lines often run close together;
 - "independent": each box anywhere (30-300 px sides), a tenth running past the right edge.
@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from adapters.markers.blink_boxes import read_blink_boxes
-from adapters.markers.blink_draw import blink_jpeg, draw_blink_boxes
-from adapters.markers.scenes import background, load_photos
+from adapters.markers.blink_style.boxes import read_blink_boxes
+from adapters.markers.draw.blink import blink_jpeg, draw_blink_boxes
+from adapters.markers.draw.scenes import background, load_photos
 from benchmarks.record import Recorder
 
 TOLERANCE = 2.0

@@ -4,11 +4,11 @@ Renders 2-4 labelled boxes per image in random styles (stroke 1-4 px, any colour
 top-left corner or inside it, coloured text or light text on a dark box) on random backgrounds
 (procedural textures, noise, gradients, crops of ../shared/data/images when present), some of them
 near misses of another box (every side moved 6-40 px), JPEG-compresses 70% of them, reads them
-back with parse_box.read_boxes and the shipped corner finder, corner reader and outline verifier, and counts boxes
+back with boxes.read.read_boxes and the shipped corner finder, corner reader and outline verifier, and counts boxes
 found with the right label and every coordinate within 2 px (and, apart, how often the corner
 reader alone reads the right label at each box's true top-left corner). A wrong silent answer is
 a box returned at the wrong place; an image is answered when every box on it is placed. Boxes in
-the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train the corner finder, reader or outline verifier) and
+the held-out fonts (nets.glyphs.HELD_OUT_FONTS, never used to train the corner finder, reader or outline verifier) and
 on photographs (never used to train them either) are reported apart, as are images by how many
 boxes they hold (BLINK's Object_Localization draws two), alone and in the held-out fonts, and boxes placed on an outline only the
 outline verifier accepted (placed_on_learned_outlines: its "boxes" are those placed).
@@ -32,13 +32,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.corner_finder import CornerFinder, default_corner_finder  # noqa: E402
-from adapters.markers.corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader  # noqa: E402
-from adapters.markers.fonts import available_fonts  # noqa: E402
-from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
-from adapters.markers.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
-from adapters.markers.parse_box import read_boxes  # noqa: E402
-from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case, load_photos, photos_warning  # noqa: E402
+from adapters.markers.nets.corner_finder import CornerFinder, default_corner_finder  # noqa: E402
+from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader  # noqa: E402
+from adapters.markers.draw.fonts import available_fonts  # noqa: E402
+from adapters.markers.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
+from adapters.markers.nets.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
+from adapters.markers.boxes.read import read_boxes  # noqa: E402
+from adapters.markers.draw.scenes import BOX_LABEL_SETS, benchmark_case, load_photos, photos_warning  # noqa: E402
 
 TOLERANCE = 2.0  # px every coordinate of a found box may be off
 
@@ -53,7 +53,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     box, the box placed or None, the parser's reason when it placed none, whether the image was
     answered), the list to look through when a change moves the figures. `photos` (default: those
     of ../shared/data/images) and `fonts` (default: every font on this machine) decide the sample:
-    pass [] and fonts.BUILT_IN_FONTS for one that is the same on every machine. `parse`: the box
+    pass [] and draw.fonts.BUILT_IN_FONTS for one that is the same on every machine. `parse`: the box
     parser measured, called as read_boxes is (default: read_boxes)."""
     photos = load_photos() if photos is None else photos
     finder = finder or default_corner_finder()
@@ -67,7 +67,7 @@ def evaluate(n: int = 200, seed: int = 0, height: int = 240, width: int = 320, p
     images = collections.Counter()
     reasons = collections.Counter()
     reader_read = collections.defaultdict(lambda: collections.Counter())  # group -> right, corners
-    wrong_boxes = []  # each wrong silent box, to look at (`scenes.benchmark_case` renders image i again)
+    wrong_boxes = []  # each wrong silent box, to look at (`draw.scenes.benchmark_case` renders image i again)
     seconds = 0.0
     for i in range(n):
         labels = list(BOX_LABEL_SETS[int(rng.integers(len(BOX_LABEL_SETS)))])

@@ -3,7 +3,7 @@
 Renders BLINK-style questions (2-4 labelled circles, or REF alone) in random styles on random
 backgrounds (procedural textures, noise, gradients, crops of ../shared/data/images when present),
 JPEG-compresses them, parses them back and counts markers found with the right label within 2 px.
-Markers in the held-out fonts (glyphs.HELD_OUT_FONTS, never used to train or tune the label
+Markers in the held-out fonts (nets.glyphs.HELD_OUT_FONTS, never used to train or tune the label
 reader) are reported apart, and `strata` split every marker by label height (8-10 / 10-18 px),
 background kind, label polarity (coloured text, or light text on a dark box) and font to show
 where the misses are. A wrong silent answer is a marker returned at the wrong place.
@@ -25,13 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.centre_finder import default_centre_finder  # noqa: E402
-from adapters.markers.fonts import available_fonts  # noqa: E402
-from adapters.markers.glyphs import HELD_OUT_FONTS  # noqa: E402
-from adapters.markers.parse import parse_image  # noqa: E402
-from adapters.markers.patch_reader import default_patch_reader  # noqa: E402
-from adapters.markers.scenes import (benchmark_case, jpeg, load_photos,  # noqa: E402,F401 (jpeg: the tests' import)
-                                     photos_warning)
+from adapters.markers.nets.centre_finder import default_centre_finder  # noqa: E402
+from adapters.markers.draw.fonts import available_fonts  # noqa: E402
+from adapters.markers.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
+from adapters.markers.points.parse import parse_image  # noqa: E402
+from adapters.markers.nets.patch_reader import default_patch_reader  # noqa: E402
+from adapters.markers.draw.scenes import benchmark_case, load_photos, photos_warning
 
 
 def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: list[str]):
@@ -49,7 +48,7 @@ def evaluate(n: int = 300, seed: int = 0, height: int = 240, width: int = 320, p
     overall rate meets TARGET_RATE.
 
     photos (default: those of ../shared/data/images) and fonts (default: every font on this
-    machine) decide the sample: [] and fonts.BUILT_IN_FONTS give one that is the same everywhere.
+    machine) decide the sample: [] and draw.fonts.BUILT_IN_FONTS give one that is the same everywhere.
 
     patch_reader: let the parser place labels the words missed with the shipped patch reader;
     centre_finder: and with the shipped centre finder's proposals (needs the patch reader)."""

@@ -1,14 +1,15 @@
 """How the outline verifier's second opinion sorts the rectangles of its own validation scenes, at
-several acceptances, with and without parse_box's LEARNED_FIT guard (prints one JSON line).
+several acceptances, with and without the box reader's LEARNED_FIT guard (prints one JSON line).
 
 The verifier's record chose its threshold on these scenes without the guard (the least at which no
-false rectangle passes); parse_box accepts its outlines at ACCEPTANCE and only within LEARNED_FIT
-px of the corner finder's two corners. This measures what that rule passes where the truth is
-known: the rectangles the training script's harvest asks about (train.markers_outline_verifier
-.asked_rectangles: drawn when every coordinate lies within 2 px of a labelled box or a decoy), each
-judged by the guard against every candidate corner and far corner parse_box takes from the finder's
-proposals in its scene (candidate_corners, far_corners; parse_box judges a rectangle against the
-corner and far corner that started it: the same or stricter, so the false counts are an upper bound).
+false rectangle passes); the box reader (boxes.outlines_at_corner) accepts its outlines at ACCEPTANCE
+and only within LEARNED_FIT px of the corner finder's two corners. This measures what that rule
+passes where the truth is known: the rectangles the training script's harvest asks about
+(train.markers_outline_verifier.asked_rectangles: drawn when every coordinate lies within 2 px of a
+labelled box or a decoy), each judged by the guard against every candidate corner and far corner the
+box reader takes from the finder's proposals in its scene (candidate_corners, far_corners; the box
+reader judges a rectangle against the corner and far corner that started it: the same or stricter,
+so the false counts are an upper bound).
 
     .venv/bin/python benchmarks/outline_verifier_validation.py [--start 12000] [--scenes 4000] [--workers 2]
 """
@@ -27,10 +28,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.corner_finder import default_corner_finder  # noqa: E402
-from adapters.markers.outline_verifier import ACCEPTANCE, default_outline_verifier, features  # noqa: E402
-from adapters.markers.parse_box import BORDER_NEAR, LEARNED_FIT, candidate_corners, far_corners  # noqa: E402
-from adapters.markers.scenes import box_training_scene  # noqa: E402
+from adapters.markers.nets.corner_finder import default_corner_finder  # noqa: E402
+from adapters.markers.nets.outline_verifier import ACCEPTANCE, default_outline_verifier, features  # noqa: E402
+from adapters.markers.thresholds import BORDER_NEAR, LEARNED_FIT  # noqa: E402
+from adapters.markers.boxes.outlines_at_corner import candidate_corners, far_corners  # noqa: E402
+from adapters.markers.draw.scenes import box_training_scene  # noqa: E402
 from train.markers_outline_verifier import asked_rectangles, scene_labels  # noqa: E402
 from train.rendered_fit import training_fonts  # noqa: E402
 
@@ -49,7 +51,7 @@ def guarded_rows(seed: int, index: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     proposals = default_corner_finder().find(scene.image)
     corners = [(p.x, p.y) for p in candidate_corners(proposals, labels)]
     fars = [(p.x, p.y) for p in far_corners(proposals)]
-    # parse_box also tries a far corner near the border on the border, and the image's corner
+    # boxes.outlines_at_corner also tries a far corner near the border on the border, and the image's corner
     fars += [(W - 1.0, y) for x, y in fars if x >= W - 1 - BORDER_NEAR]
     fars += [(x, H - 1.0) for x, y in fars if y >= H - 1 - BORDER_NEAR] + [(W - 1.0, H - 1.0)]
 

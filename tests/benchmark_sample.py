@@ -7,8 +7,8 @@ where the machine cannot draw the same sample."""
 
 import pytest
 
-from adapters.markers.fonts import available_fonts
-from adapters.markers.scenes import PHOTOS, load_photos
+from adapters.markers.draw.fonts import available_fonts
+from adapters.markers.draw.scenes import PHOTOS, load_photos
 
 SAMPLE_FONTS = ("hershey-simplex", "hershey-duplex", "hershey-plain", "hershey-complex", "hershey-triplex",
                 "pil-default", "dejavusans", "dejavusans-bold", "dejavuserif", "dejavusansmono")

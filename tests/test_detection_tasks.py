@@ -177,7 +177,7 @@ def test_grounding_dino_is_an_option_with_the_same_rules(tmp_path, monkeypatch):
 
 def test_drawn_blink_boxes_reach_the_localization_rule_without_a_markers_file():
     """The solver asks the marker step for boxes A and B: BLINK's drawing is read as boxes."""
-    from adapters.markers.blink_draw import blink_jpeg, draw_blink_boxes
+    from adapters.markers.draw.blink import blink_jpeg, draw_blink_boxes
     from adapters.rules.detection import Owlv2Tasks
     from adapters.solver import SolverOptions
 

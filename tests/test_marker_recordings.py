@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import marker_recordings
-from adapters.markers.corner_reader import CLASSES
+from adapters.markers.nets.corner_reader import CLASSES
 from marker_recordings import _exact, _short, image_key, recorded_finder, recorded_reader
 from test_markers_boxes import benchmark_image
 

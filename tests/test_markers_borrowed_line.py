@@ -4,14 +4,13 @@ far corner. Boxes that share a line as drawn are placed."""
 
 import numpy as np
 import pytest
-
-from adapters.markers import parse_box
-from adapters.markers.borrowed_line import (MAX_FINDER_OFF, ON_ITS_STROKE, SAME_LINE, borrowed_side, shared_sides,
-                                           shares_far_corner)
-from adapters.markers.centre_finder import Proposal
+from adapters.markers.thresholds import MAX_FINDER_OFF, ON_ITS_STROKE, SHARED_LINE
+from adapters.markers.boxes.shared_lines import borrowed_side, shared_sides, shares_far_corner
+from adapters.markers.nets.centre_finder import Proposal
 
 from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import benchmark_image
+from adapters.markers.boxes.read import read_boxes
 
 H, W = 240, 320
 D = (77.5, 52.9, 303.9, 106.4)  # D's bottom side is the line C's top side was fitted on
@@ -45,7 +44,7 @@ def test_a_side_fitted_on_another_boxs_thick_stroke_is_on_its_line():
     strokes are 6 px wide (within ON_ITS_STROKE x the width; fresh seed 133 image 1's B, on C's
     left side, its own right side 6.6 px away), and not where they are 2 px wide (SAME_LINE)."""
     c_near_d = (C_ON_D[0], D[3] - 1.0, C_ON_D[2], C_ON_D[3])  # the finder saw C's corner 2.3 px above it
-    assert SAME_LINE < 1.0 <= ON_ITS_STROKE * 6.0
+    assert SHARED_LINE < 1.0 <= ON_ITS_STROKE * 6.0
     assert borrowed_side(c_near_d, [D], corners(C_OWN, D), H, W, stroke_width=6.0) == "top"
     assert borrowed_side(c_near_d, [D], corners(C_OWN, D), H, W, stroke_width=2.0) is None
     assert borrowed_side(c_near_d, [D], corners(c_near_d, D), H, W, stroke_width=6.0) is None  # the finder agrees
@@ -98,9 +97,9 @@ def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why)
     box's far corner. Now each such box is refused, saying why, and every box placed is right.
     (At 21/125 A was refused too, as ending at one far corner with B, until a box whose outline
     passed the rules with its corners to itself owned it against B's, which only the outline
-    verifier accepted: parse_box._owns_its_far_corner.)"""
+    verifier accepted: _owns_its_far_corner.)"""
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     for label in refused:
         assert label not in markers
     assert why in missing[refused[-1]]
@@ -118,7 +117,7 @@ def test_images_that_once_took_another_boxs_line_place_no_box_wrong(seed, index,
     put those corners right: every box is placed right, but 22/198's C, refused before the check
     (its corner starts an outline the rules pass, and the naming left it unplaced)."""
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert set(markers) | set(missing) == set(boxes)
     assert set(missing) == refused
     for name, marker in markers.items():
@@ -128,7 +127,7 @@ def test_images_that_once_took_another_boxs_line_place_no_box_wrong(seed, index,
 def test_boxes_that_share_a_line_as_drawn_are_placed():
     """Seed 9 image 6: A's bottom side and B's top side are one line, and both boxes are placed."""
     drawn, boxes, _ = benchmark_image(9, 6)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing and set(markers) == set(boxes)
     assert abs(markers["A"].box[3] - markers["B"].box[1]) <= 0.6  # the line they share
     for name, marker in markers.items():

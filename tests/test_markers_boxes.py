@@ -8,30 +8,43 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
-
-import adapters.markers.find as find
 from adapters.markers import MarkerError, find_markers
-from adapters.markers.box_label import something_written
-from adapters.markers.box_outline import _Line, crosses_at_top_left, fit_outline, side_candidates
-from adapters.markers.centre_finder import Proposal
-from adapters.markers.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
-from adapters.markers.corner_reader import CLASSES as READER_CLASSES, NONE as READER_NONE
-from adapters.markers.detect import BOX_DARK, to_lab
-from adapters.markers import parse_box
-from adapters.markers.render import MarkerStyle, draw_boxes
-from adapters.markers.scenes import FAR_CORNER, box_training_scene, jpeg, random_boxes
+from rule_patch import patch_everywhere
+from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
+from adapters.markers.boxes.label_word import something_written
+from adapters.markers.boxes.thin_line import Line
+from adapters.markers.boxes.measure import crosses_at_top_left
+from adapters.markers.boxes.fit import fit_outline
+from adapters.markers.boxes.strokes import side_candidates
+from adapters.markers.nets.centre_finder import Proposal
+from adapters.markers.nets.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
+from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES
+from adapters.markers.nets.patch_reader import NONE as READER_NONE
+from adapters.markers.thresholds import BOX_DARK
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene, jpeg, random_boxes
 from adapters.questions import MCQuestion, QuestionSource
 from train.markers_corners import CornerStream, main as train_main
 
 from marker_recordings import recorded_finder, recorded_reader
 from marker_oracles import OracleFinder, OracleReader, trained_and_continued
+from adapters.markers.boxes.elimination import _apart_from, _word_overrode_networks, by_permutation
+from adapters.markers.boxes.final_checks import BORROWED_FAR_CORNER, _owns_its_far_corner
+from adapters.markers.boxes.geometry import on_another_side
+from adapters.markers.boxes.outline import Outline
+from adapters.markers.boxes.outlines_at_corner import _a_label_box_unseen, _centred_on_ink, _off_its_stroke, _past_a_seen_far_corner, _short_of_a_seen_far_corner, _the_finders_line_on_ink, its_own_box, near_the_finders_corners
+from adapters.markers.boxes.traced_far_corner import traced_far_corner
+from adapters.markers.thresholds import FAR_MIN_SCORE, FAR_SEEN, LEARNED_FIT
+from adapters.markers.boxes import outlines_at_corner as boxes_outlines_at_corner_module
+from adapters.markers import find as find_module
 
 
 def read_boxes(rgb, labels, finder, classifier=None, reader=None, verifier=None):
-    """parse_box.read_boxes, without the corner reader or the outline verifier unless a test passes
+    """shipped_read_boxes, without the corner reader or the outline verifier unless a test passes
     them: most tests here set the finder's readings (OracleFinder) and check the rules that weigh
     them, and a reader would read the unlabelled outlines they draw as no label's corner."""
-    return parse_box.read_boxes(rgb, labels, finder, classifier, reader, verifier)
+    return shipped_read_boxes(rgb, labels, finder, classifier, reader, verifier)
 
 
 BOXES = {"A": (40.3, 50.6, 190.2, 170.4), "B": (75.8, 30.2, 230.5, 150.7)}  # overlapping, every side >= 5 px apart
@@ -76,20 +89,21 @@ def test_outline_fit_recovers_each_box_from_a_rough_guess(width, polarity):
 
 
 def test_a_side_is_ambiguous_only_beside_another_line_of_its_own_colour():
-    """The rule picking a side's stroke among candidates (box_outline._nearest), on the candidates
+    """The rule picking a side's stroke among candidates (nearest), on the candidates
     two benchmark boxes gave: a thin fringe of the stroke blended with a dark scene, and a fringe
     piece overlapping a wide stroke, are no rivals (both once refused the side); a second line of
     the same colour 4 px away is."""
-    from adapters.markers.box_outline import Side, _nearest
+    from adapters.markers.boxes.outline import Side
+    from adapters.markers.boxes.strokes import _nearest as nearest
     yellow = (87.0, -8.0, 84.0)
     stroke = Side(228.1, 4.1, yellow, 81.0)
     blended = Side(225.5, 1.6, (52.0, -12.0, 33.0), 59.0)
-    assert _nearest([stroke, blended], np.array(yellow), 4.0, 227.5) == stroke
+    assert nearest([stroke, blended], np.array(yellow), 4.0, 227.5) == stroke
     red = (43.6, 70.0, 12.0)
     wide, fringe = Side(89.4, 4.9, (47.0, 74.0, 19.0), 34.9), Side(91.5, 2.7, (39.0, 60.0, -2.0), 26.6)
-    assert _nearest([wide, fringe], np.array(red), 4.5, 89.6) == wide
+    assert nearest([wide, fringe], np.array(red), 4.5, 89.6) == wide
     twin = Side(232.4, 4.1, (85.0, -6.0, 80.0), 75.0)  # another box's side, the finder's guess between them
-    assert _nearest([stroke, twin], np.array(yellow), 4.0, 230.3) is None
+    assert nearest([stroke, twin], np.array(yellow), 4.0, 230.3) is None
 
 
 def test_the_rectangle_between_two_crossing_boxes_is_not_a_box():
@@ -127,7 +141,7 @@ def test_the_centre_line_from_the_search_profile_is_the_one_measured_afresh(cros
     """side_candidates hands its per-row medians to _centre_line, which then needs none of its
     own: the centre and width are exactly those measured from the pixels (with crossing lines,
     measured again without their columns)."""
-    from adapters.markers.box_outline import _centre_line
+    from adapters.markers.boxes.strokes import _centre_line
     lab, ink = stroke_scene(3)
     if crossed:
         lab[38:66, 30:39] = ink
@@ -139,7 +153,7 @@ def test_the_centre_line_from_the_search_profile_is_the_one_measured_afresh(cros
 
 def test_a_line_touching_a_side_alongside_is_measured():
     lab, ink = stroke_scene(0)
-    line = _Line(lab, 52.0, False, ink, 20.0)
+    line = Line(lab, 52.0, False, ink, 20.0)
     along = np.arange(14, 66)
     assert line.alongside(along, 2.5) < 0.05
     lab[56:60, 10:50] = ink  # another box's side, 1 px below the stroke, along 40 of its 60 px
@@ -289,7 +303,7 @@ def test_the_last_label_read_faintly_inside_its_box_is_placed_by_elimination():
     the glyph classifier reads, and the finder reads B there at 0.4 only (it reads some such
     corners of the benchmark's below 0.5). With A placed, that corner is the one left: B is placed by
     elimination. Read at 0.3, below ELIMINATION_EVIDENCE, it is still the one corner left, and its
-    box takes nothing from A's (parse_box._apart_from): placed; beside a second such corner (an
+    box takes nothing from A's (_apart_from): placed; beside a second such corner (an
     unlabelled rectangle with something unclear written at it, read as faintly), it stays missing."""
     boxes = {"A": BOXES["A"], "B": (75.8, 6.4, 230.5, 150.7)}
     image = draw_boxes(noisy(4), boxes, STYLE)
@@ -319,15 +333,15 @@ def test_a_faintly_read_corner_left_for_the_last_label_must_take_nothing_from_th
     it the box drawn with the last label (benchmark seed 93 image 0: the rectangle from where B's
     left side crosses C's top to C's far corner, C's own outline merged and no candidate)."""
     def outline(x0, y0, x1, y1, tees=0):
-        return parse_box.Outline(x0, y0, x1, y1, 2.0, (50.0, 70.0, 60.0), 40.0, 1.0, 4, tees=tees)
+        return Outline(x0, y0, x1, y1, 2.0, (50.0, 70.0, 60.0), 40.0, 1.0, 4, tees=tees)
 
     placed = [outline(40.3, 50.6, 190.2, 170.4)]
-    assert parse_box._apart_from(outline(75.8, 6.4, 230.5, 150.7), placed, 240, 320)
-    assert not parse_box._apart_from(outline(75.8, 6.4, 230.5, 150.7, tees=1), placed, 240, 320)  # a T at a corner
-    assert not parse_box._apart_from(outline(120.4, 51.2, 260.3, 210.5), placed, 240, 320)  # corner on A's top
-    assert not parse_box._apart_from(outline(41.1, 90.4, 100.5, 200.3), placed, 240, 320)  # corner on A's left
-    assert not parse_box._apart_from(outline(75.8, 6.4, 189.6, 171.3), placed, 240, 320)  # A's far corner
-    assert not parse_box._apart_from(outline(60.2, 80.5, 250.1, 170.9), placed, 240, 320)  # bottom on A's bottom
+    assert _apart_from(outline(75.8, 6.4, 230.5, 150.7), placed, 240, 320)
+    assert not _apart_from(outline(75.8, 6.4, 230.5, 150.7, tees=1), placed, 240, 320)  # a T at a corner
+    assert not _apart_from(outline(120.4, 51.2, 260.3, 210.5), placed, 240, 320)  # corner on A's top
+    assert not _apart_from(outline(41.1, 90.4, 100.5, 200.3), placed, 240, 320)  # corner on A's left
+    assert not _apart_from(outline(75.8, 6.4, 189.6, 171.3), placed, 240, 320)  # A's far corner
+    assert not _apart_from(outline(60.2, 80.5, 250.1, 170.9), placed, 240, 320)  # bottom on A's bottom
 
 
 def read_with_recorded_networks(seed, index):
@@ -335,18 +349,18 @@ def read_with_recorded_networks(seed, index):
     corner finder's and corner reader's recorded outputs (marker_recordings) and the shipped
     outline verifier."""
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(),
+    markers, missing, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(),
                                                reader=recorded_reader())
     return markers, missing, boxes
 
 
 def all_placed_right_and_then_without(seed, index, name, undone):
     """Asserts that every box of that benchmark image is placed within 2 px; then (markers,
-    missing, true boxes) read again with parse_box.`name` set to `undone`."""
+    missing, true boxes) read again with `name` set to `undone`."""
     markers, missing, boxes = read_with_recorded_networks(seed, index)
     assert not missing and all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, name, undone)
+        patch_everywhere(patch, name, undone)
         return read_with_recorded_networks(seed, index)
 
 
@@ -366,7 +380,7 @@ def test_of_two_corners_left_for_the_last_label_the_one_apart_from_the_placed_bo
     missing."""
     placed_right_by_elimination(1, 165, "A")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "_apart_from", lambda *args: False)
+        patch_everywhere(patch, "_apart_from", lambda *args: False)
         markers, missing, _ = read_with_recorded_networks(1, 165)
         assert set(markers) == {"B"} and "2 corners read as a label start an outline" in missing["A"]
 
@@ -383,13 +397,13 @@ def test_the_last_label_the_finder_barely_reads_at_the_one_corner_left_is_placed
     placed_right_by_elimination(64, 176, "D")
     placed_right_by_elimination(93, 0, "C")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "READER_READS", 1.01)
+        patch_everywhere(patch, "READER_READS", 1.01)
         markers, missing, _ = read_with_recorded_networks(93, 0)
         assert set(markers) == {"A", "B", "D"} and "C" in missing
-        patch.setattr(parse_box, "_apart_from", lambda *args: True)
+        patch_everywhere(patch, "_apart_from", lambda *args: True)
         markers, _, boxes = read_with_recorded_networks(93, 0)
         assert max(abs(np.subtract(markers["C"].box, boxes["C"]))) > 50
-        patch.setattr(parse_box, "_apart_from", lambda *args: False)
+        patch_everywhere(patch, "_apart_from", lambda *args: False)
         markers, missing, _ = read_with_recorded_networks(64, 176)
         assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
 
@@ -397,7 +411,7 @@ def test_the_last_label_the_finder_barely_reads_at_the_one_corner_left_is_placed
 def test_where_the_corner_reader_reads_the_label_left_lines_crossing_at_its_corner_do_not_stop_it():
     """Benchmark seed 82 image 143: A, B and C placed; D's glyph, written above its corner, carries
     its left side on upwards, and a reddish scene beside it the top side to the left, so the corner
-    looks like two lines crossing (box_outline.crosses_at_top_left), which elimination turns away.
+    looks like two lines crossing (crosses_at_top_left), which elimination turns away.
     The corner reader, taught such crossings as "none", reads D there at 0.98 (READER_READS): D is
     placed by elimination, within 2 px, and missing without that reading.
     Seed 108 image 21: A placed. B's corner lies on D's bottom side, which runs on past it to the
@@ -410,7 +424,7 @@ def test_where_the_corner_reader_reads_the_label_left_lines_crossing_at_its_corn
     assert not missing and {markers[l].source for l in "BCD"} == {"elimination"}
     assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "READER_READS", 1.01)
+        patch_everywhere(patch, "READER_READS", 1.01)
         markers, missing, _ = read_with_recorded_networks(82, 143)
         assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
         markers, missing, _ = read_with_recorded_networks(108, 21)
@@ -447,12 +461,12 @@ def test_elimination_takes_the_last_corners_own_box_where_two_outlines_start_the
     drawn, boxes, _ = benchmark_image(1, 91)
     labels = sorted(boxes)
     finder, reader = recorded_finder(), recorded_reader()
-    markers, _, _ = parse_box.read_boxes(drawn, labels, finder, reader=reader)  # (the shipped verifier too)
+    markers, _, _ = shipped_read_boxes(drawn, labels, finder, reader=reader)  # (the shipped verifier too)
     assert markers["D"].source == "elimination"
     for label, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
-    monkeypatch.setattr(parse_box, "_its_own_box", lambda found, *args: found)
-    markers, missing, _ = parse_box.read_boxes(drawn, labels, finder, reader=reader)
+    patch_everywhere(monkeypatch, "its_own_box", lambda found, *args: found)
+    markers, missing, _ = shipped_read_boxes(drawn, labels, finder, reader=reader)
     assert set(markers) == {"A", "B", "C"} and "no other corner read as a label" in missing["D"]
 
 
@@ -531,7 +545,7 @@ def test_the_last_labels_box_drawn_too_little_for_the_rules_is_placed_when_the_v
     rectangle from there that the verifier finds likelier than not drawn (last_box) is B's box;
     one it finds unlikely, or whose far corner the finder is unsure of, is not, and B stays missing
     with the reason."""
-    from adapters.markers.last_box import LAST_ACCEPTANCE
+    from adapters.markers.thresholds import LAST_ACCEPTANCE
     base = noisy(4)
     image = draw_boxes(base, BOXES, STYLE)
     x0, _, x1, y1 = BOXES["B"]
@@ -557,7 +571,7 @@ def test_the_last_labels_likely_rectangle_is_refused_when_it_is_not_the_only_one
     from B's corner that the rules turn away for its sides stopping short of its far corner, and
     the set verifier finds it as likely as B's own: which is B's box cannot be told, and B stays
     missing."""
-    from adapters.markers.last_box import LAST_ACCEPTANCE
+    from adapters.markers.thresholds import LAST_ACCEPTANCE
     base = noisy(4)
     image = draw_boxes(base, BOXES, STYLE)
     x0, _, x1, y1 = BOXES["B"]
@@ -660,7 +674,7 @@ def localization_question(image, idx="val_Object_Localization_1"):
 
 def test_parser_reads_boxes_for_object_localization(monkeypatch):
     image = draw_boxes(noisy(7), BOXES, MarkerStyle(ring_width=3))
-    monkeypatch.setattr(find, "default_corner_finder", lambda: corners_of(BOXES))
+    monkeypatch.setattr(find_module, "default_corner_finder", lambda: corners_of(BOXES))
     found = find_markers(localization_question(image))
     for label, truth in BOXES.items():
         assert max(abs(np.subtract(found.marker("image_1", label).box, truth))) <= 1.0
@@ -668,7 +682,7 @@ def test_parser_reads_boxes_for_object_localization(monkeypatch):
 
 
 def test_without_corner_finder_weights_the_error_says_what_to_do(monkeypatch):
-    monkeypatch.setattr(find, "default_corner_finder", lambda: None)
+    monkeypatch.setattr(find_module, "default_corner_finder", lambda: None)
     with pytest.raises(MarkerError, match=r"train\.markers_corners.*--markers FILE") as caught:
         find_markers(localization_question(noisy(8), idx="val_Object_Localization_2"))
     assert caught.value.missing == {"image_1": ["A", "B"]}
@@ -729,7 +743,7 @@ def adversarial_scene(seed, decoy_letter):
 
 
 def right_or_missing(image, truth):
-    from adapters.markers.corner_finder import default_corner_finder
+    from adapters.markers.nets.corner_finder import default_corner_finder
     markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder(), reader=True, verifier=True)
     assert set(markers) | set(missing) == set(truth)
     return all(max(abs(np.subtract(markers[label].box, box))) <= 2.0 for label, box in truth.items() if label in markers)
@@ -845,7 +859,7 @@ def test_of_two_outlines_at_a_corner_the_one_with_its_corners_to_itself_is_the_b
                            (borrowed[2], borrowed[3], {FAR_CORNER: 0.5})], CORNER_CLASSES)
     markers, missing, outlines = read_boxes(image, ["B"], finder)
     assert not missing and len(outlines) == 2 and max(abs(np.subtract(markers["B"].box, b))) <= 1.0
-    monkeypatch.setattr(parse_box, "_its_own_box", lambda found, *rest: found)  # the rule undone
+    patch_everywhere(monkeypatch, "its_own_box", lambda found, *rest: found)  # the rule undone
     markers, missing, _ = read_boxes(image, ["B"], finder)
     assert not markers and "2 drawn outlines start at the corner read as B" in missing["B"]
 
@@ -898,7 +912,7 @@ def test_a_thin_lines_look_is_fitted_and_jpeg_halves_its_colour_not_its_lightnes
     most of it is seen (alpha >= 0.7); after JPEG 80 (colour averaged over 2x2 pixels) about half
     its colour is left (a, b alpha <= 0.65) but most of its lightness, and the fitted colour keeps
     the drawn hue. The sides' median colour is a blend over one scene, nearer grey than either."""
-    from adapters.markers.box_outline import thin_line_colour
+    from adapters.markers.boxes.thin_line import thin_line_colour
     from adapters.synthetic.textures import procedural_texture
     drawn_lab = to_lab(np.array([[colour]], np.uint8))[0, 0].astype(float)
     hue = np.arctan2(drawn_lab[2], drawn_lab[1])
@@ -981,7 +995,8 @@ def test_a_faint_thin_side_is_seen_on_its_stretches_medians():
     """A 1 px line holding 30-70% of the box's colour per pixel (a thin stroke on texture after
     JPEG): too few single pixels pass as ink for the coverage check, but most 8 px stretches'
     per-row medians show it. The same scene with no line shows none."""
-    from adapters.markers.box_outline import MIN_COVERAGE, THIN, tolerance
+    from adapters.markers.thresholds import MIN_COVERAGE, THIN
+    from adapters.markers.boxes.outline import tolerance
     rng = np.random.default_rng(4)
     scene = noisy(21)
     colour = np.array([255, 128, 0], np.float32)
@@ -991,7 +1006,7 @@ def test_a_faint_thin_side_is_seen_on_its_stretches_medians():
     box_lab = to_lab(colour[None, None].astype(np.uint8))[0, 0]
     along = np.arange(30, 250)
     for image, drawn in ((lined, True), (scene, False)):
-        line = _Line(to_lab(image), 100.0, False, box_lab, tolerance(THIN, 30.0))
+        line = Line(to_lab(image), 100.0, False, box_lab, tolerance(THIN, 30.0))
         stretches = line.drawn_stretches(along)
         if drawn:
             assert line.inked(along).mean() < MIN_COVERAGE <= stretches.mean()
@@ -1002,7 +1017,7 @@ def test_a_faint_thin_side_is_seen_on_its_stretches_medians():
 def benchmark_image(seed, index):
     """(drawn, boxes, style) of image `index` in benchmarks/box_accuracy.py's sequence at `seed`
     (320x240). The sequence draws crops of ../shared/data/images, so it needs them."""
-    from adapters.markers.scenes import BOX_LABEL_SETS, benchmark_case
+    from adapters.markers.draw.scenes import BOX_LABEL_SETS, benchmark_case
     from tests.benchmark_sample import benchmark_inputs
     photos, fonts = benchmark_inputs()
     rng = np.random.default_rng(seed)
@@ -1062,12 +1077,11 @@ def test_a_thin_side_fitted_on_a_scene_edge_off_its_colour_moves_to_the_one_stro
     edge than the side, so the edge was chosen, drawn along none of the side, and the box failed:
     no outline started at its corner. The one strong stroke of the box's own colour there is its
     side: the box is fitted within 1 px, and with that move undone it is not fitted at all."""
-    from adapters.markers import box_outline
     drawn, boxes, style = benchmark_image(seed, index)
     assert style.ring_width == 1  # the image described above
     outline = fit_outline(to_lab(drawn), guess)
     assert outline is not None and max(abs(np.subtract(outline.box, boxes[label]))) <= 1.0
-    monkeypatch.setattr(box_outline, "_the_one_own_colour_stroke", lambda *args: None)
+    patch_everywhere(monkeypatch, "_the_one_own_colour_stroke", lambda *args: None)
     assert fit_outline(to_lab(drawn), guess) is None
 
 
@@ -1079,7 +1093,7 @@ def test_a_side_on_the_fringe_of_a_band_two_strokes_wide_moves_to_the_bands_edge
     Thin strokes are left as they are: over texture a 1 px line's profile makes such bands of the
     scene, and at seed 14 image 61 the rule lost B's outline (and with it A's, placed by
     elimination)."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(12, 11)
     assert style.ring_width == 3 and abs(boxes["A"][2] - 171.5) < 0.1  # the image described above
     guess = (12.2, 45.2, 171.8, 138.1)  # the corner finder's two corners for A
@@ -1101,7 +1115,7 @@ def test_a_side_chosen_on_two_touching_strokes_moves_to_their_edge_at_the_finder
     the side, centred between the two strokes, 2.0 and 2.3 px off: both images were answered with
     that box wrong. A chosen window over BAND_EXCESS px wider than the box's stroke is now taken
     as two strokes, and the side as its edge nearest the finder's guess (_band_edge_at_guess)."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(seed, image)
     assert style.ring_width == 4  # the images described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1120,7 +1134,7 @@ def test_a_side_at_the_edge_of_or_inside_two_touching_strokes_may_not_lie_on_ano
     band the two make. Both sides are marked (Outline.banded: at the band's edge, _band_edge_for_fringe,
     or inside it, _in_band), and two boxes on one stroke of two touching cannot both be right: the
     box is refused with that reason, and the other placed."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(seed, image)
     assert style.ring_width == ring_width  # the images described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1134,14 +1148,14 @@ def test_of_two_strokes_a_sides_profile_cannot_tell_apart_the_side_is_the_one_th
     not be told and the box was refused. The rules pass the rectangle on one of them only (the
     scene edge is not drawn along the side in the box's colour): that one is the side. Two boxes'
     parallel sides 3.5 px apart both pass, and the side stays untold."""
-    from adapters.markers.box_outline import _strokes_at
+    from adapters.markers.boxes.strokes import strokes_at
     drawn, boxes, style = benchmark_image(10, 0)
     assert style.ring_width == 1  # the image described above
     lab = to_lab(drawn)
     outline = fit_outline(lab, boxes["A"])
     assert outline is not None and max(abs(np.subtract(outline.box, boxes["A"]))) <= 1.0
     x0, y0, x1, y1 = boxes["A"]
-    assert len(_strokes_at(side_candidates(lab, x0, y0, y1, True), np.array(outline.lab), outline.width, x0)) == 2
+    assert len(strokes_at(side_candidates(lab, x0, y0, y1, True), np.array(outline.lab), outline.width, x0)) == 2
     a, b = (60.3, 50.6, 230.2, 170.4), (63.8, 30.2, 200.5, 200.7)
     assert fit_outline(to_lab(outlines_only(noisy(4, 240, 320), {"A": a, "B": b}, width=1)), a) is None
 
@@ -1190,7 +1204,7 @@ def test_as_many_labelled_corners_as_labels_are_named_by_the_finder_alone_when_o
     """Both labels written unreadably ("I") and read weakly by the finder (A 0.4 at A's corner,
     B 0.45 at B's): each alone does not beat leaving it unplaced, but two corners start one outline
     each with something written, for two labels, and naming them the other way round reads 12
-    times worse: both are placed (`parse_box._by_permutation`). A third such corner, or corners
+    times worse: both are placed (`by_permutation`). A third such corner, or corners
     the finder reads alike, leave them missing."""
     a, b = BOXES["A"], BOXES["B"]
     image, weak = words_read_weakly(("I", "I"), {"A": 0.4, "B": 0.15}, {"A": 0.1, "B": 0.45})
@@ -1251,19 +1265,19 @@ def test_a_corner_whose_word_denies_the_networks_likeliest_label_is_named_nothin
     (an 8 is B-like), read there at 0.25. B's corner is read A 0.3 and B 0.25. Naming B at A's
     corner and A at B's would be the best naming left, and both wrong: the corner whose word
     overrode the networks names no label, and with it still starting an outline neither label
-    is named elsewhere (`parse_box._word_overrode_networks`)."""
+    is named elsewhere (`_word_overrode_networks`)."""
     a, b = BOXES["A"], BOXES["B"]
     image, finder = words_read_weakly(("8", "I"), {"A": 0.8, "B": 0.25}, {"A": 0.3, "B": 0.25})
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert not markers and all("tells no label apart" in missing[l] for l in "AB")
     # without the rule, the naming's check against the networks' own (_networks_naming) refuses
     # both; without either, both would be named the wrong way round
-    overrode = parse_box._word_overrode_networks
+    overrode = _word_overrode_networks
     with monkeypatch.context() as undone:
-        undone.setattr(parse_box, "_word_overrode_networks", lambda *args: False)
+        patch_everywhere(undone, "_word_overrode_networks", lambda *args: False)
         markers, missing, _ = read_boxes(image, ["A", "B"], finder)
         assert not markers and "from where the networks' readings name it" in missing["A"]
-        undone.setattr(parse_box, "_networks_naming", lambda *args: None)
+        patch_everywhere(undone, "_networks_naming", lambda *args: None)
         markers, _, _ = read_boxes(image, ["A", "B"], finder)
     assert max(abs(np.subtract(markers["B"].box, a))) <= 1.0 and max(abs(np.subtract(markers["A"].box, b))) <= 1.0
     # the rule itself: only a label not yet placed counts (a placed label the networks read here
@@ -1298,7 +1312,7 @@ def smooth_scene(seed, h=240, w=320):
 def test_a_side_in_a_band_with_another_boxs_side_a_few_px_away_is_its_edge(width, apart):
     """A near miss of a box, its bottom side moved 5-6 px (benchmark seed 5 image 28): along most
     of B's bottom the two bottoms merge into one band on the median profile, too wide for one
-    stroke, and B's bottom is the band's edge where the guess puts it (box_outline._edge_of_band;
+    stroke, and B's bottom is the band's edge where the guess puts it (edge_of_band;
     B was not fitted before). A guess between the two edges fits no box."""
     boxes = {"A": (27.2, 72.2, 236.0, 229.5), "B": (70.9, 106.7, 271.7, 229.5 + apart)}
     image = draw_boxes(smooth_scene(width), boxes, MarkerStyle(colour=(0, 220, 255), ring_width=width, label_height=10))
@@ -1327,44 +1341,44 @@ def test_a_stronger_line_a_few_px_off_does_not_take_a_side_from_the_stroke_where
 
 
 def test_a_side_on_another_boxs_side_is_told_apart_from_one_line_and_from_a_neighbour():
-    """parse_box._on_another_side on the outlines benchmark seed 9 image 53 gave: A's left side
+    """on_another_side on the outlines benchmark seed 9 image 53 gave: A's left side
     fitted on the band it merges into with C's right side (2.4 px apart, 7.6 and 6 px strokes)
     overlaps it; the same line (a box drawn on another's), a parallel side a stroke away, sides
     side by side along a few px only, and a rival outline at A's own corner do not."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
 
     def outline(x0, y0, x1, y1, width):
         return Outline(x0, y0, x1, y1, width, (60.0, 97.0, -60.0), 30.0, 1.0, 4)
 
     a = outline(96.2, 10.2, 169.8, 110.2, 7.6)
     on_band = outline(51.9, 53.3, 98.6, 174.8, 6.0)
-    assert parse_box._on_another_side(a, [a, on_band])
-    assert not parse_box._on_another_side(a, [outline(51.9, 53.3, 96.7, 174.8, 6.0)])  # 0.5 px: one line
-    assert not parse_box._on_another_side(a, [outline(51.9, 53.3, 103.0, 174.8, 6.0)])  # 6.8 px: two lines
-    assert not parse_box._on_another_side(a, [outline(51.9, 102.0, 98.6, 174.8, 6.0)])  # along 8 px of 100
-    assert not parse_box._on_another_side(a, [outline(97.0, 11.0, 140.0, 60.0, 7.6)])  # a rival at A's corner
-    assert parse_box._on_another_side(a, [outline(122.5, 112.1, 245.6, 186.7, 6.0)])  # B's top side on A's bottom
+    assert on_another_side(a, [a, on_band])
+    assert not on_another_side(a, [outline(51.9, 53.3, 96.7, 174.8, 6.0)])  # 0.5 px: one line
+    assert not on_another_side(a, [outline(51.9, 53.3, 103.0, 174.8, 6.0)])  # 6.8 px: two lines
+    assert not on_another_side(a, [outline(51.9, 102.0, 98.6, 174.8, 6.0)])  # along 8 px of 100
+    assert not on_another_side(a, [outline(97.0, 11.0, 140.0, 60.0, 7.6)])  # a rival at A's corner
+    assert on_another_side(a, [outline(122.5, 112.1, 245.6, 186.7, 6.0)])  # B's top side on A's bottom
 
 
 def test_of_two_outlines_at_a_corner_one_ending_at_another_boxs_far_corner_is_not_the_box():
-    """parse_box._its_own_box on benchmark seed 8 image 186's outlines: from D's corner one
+    """its_own_box on benchmark seed 8 image 186's outlines: from D's corner one
     outline runs to D's far corner, another to A's, where A's outline (from A's own corner) ends
     too; the first is D's box. With no outline ending there, or a T at the first's corners as
     well, which is D's box stays unclear (both kept)."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
 
     def outline(x0, y0, x1, y1, tees=0):
         return Outline(x0, y0, x1, y1, 2.0, (60.0, 97.0, -60.0), 30.0, 0.9, 4, tees=tees)
 
     own, to_a, a = outline(83.4, 44.2, 223.8, 190.8), outline(83.4, 44.2, 237.3, 207.7), outline(107.3, 55.4, 237.3, 208.0)
-    assert parse_box._its_own_box([own, to_a], [own, to_a, a]) == [own]
-    assert parse_box._its_own_box([to_a, own], [to_a, own, a]) == [own]
-    assert parse_box._its_own_box([own, to_a], [own, to_a]) == [own, to_a]  # no A: nothing borrowed
+    assert its_own_box([own, to_a], [own, to_a, a]) == [own]
+    assert its_own_box([to_a, own], [to_a, own, a]) == [own]
+    assert its_own_box([own, to_a], [own, to_a]) == [own, to_a]  # no A: nothing borrowed
     teed = outline(83.4, 44.2, 223.8, 190.8, tees=1)
-    assert parse_box._its_own_box([teed, to_a], [teed, to_a, a]) == [teed, to_a]
-    assert parse_box._its_own_box([own], [own, a]) == [own]
+    assert its_own_box([teed, to_a], [teed, to_a, a]) == [teed, to_a]
+    assert its_own_box([own], [own, a]) == [own]
     learned = [dataclasses.replace(o, learned=True) for o in (own, to_a)]  # both passed by the verifier only
-    assert parse_box._its_own_box(learned, [*learned, a]) == learned
+    assert its_own_box(learned, [*learned, a]) == learned
 
 
 class DrawnAsNamed:
@@ -1381,13 +1395,13 @@ class DrawnAsNamed:
 
 
 def test_of_two_outlines_at_a_corner_the_one_the_verifier_finds_drawn_alone_is_the_box():
-    """parse_box._its_own_box, where nothing else tells two outlines apart (both with a T, neither
+    """its_own_box, where nothing else tells two outlines apart (both with a T, neither
     ending where another corner's outline ends, no far corner read): the one the outline verifier
     finds drawn at ACCEPTANCE is the box when it finds the other under SEEN_ACCEPTANCE; not when it
     finds both drawn, or neither at ACCEPTANCE, or an outline was not measured as it lies."""
-    from adapters.markers.box_outline import Outline
-    from adapters.markers.outline_verifier import ACCEPTANCE
-    from adapters.markers.seen_corners import SEEN_ACCEPTANCE
+    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.nets.outline_verifier import ACCEPTANCE
+    from adapters.markers.thresholds import SEEN_ACCEPTANCE
 
     def outline(x1, y1, name):  # from one corner, with a T at a far corner (the rules passed both)
         return Outline(111.9, 32.8, x1, y1, 5.5, (60.0, 97.0, -60.0), 30.0, 0.9, 4, tees=1, measures=name)
@@ -1396,14 +1410,14 @@ def test_of_two_outlines_at_a_corner_the_one_the_verifier_finds_drawn_alone_is_t
     found = [to_b, own]
 
     def weighed(p_own, p_to_b, outlines=found):
-        return parse_box._its_own_box(outlines, outlines, (), (), DrawnAsNamed({"own": p_own, "to B": p_to_b}))
+        return its_own_box(outlines, outlines, (), (), DrawnAsNamed({"own": p_own, "to B": p_to_b}))
 
     assert weighed(0.998, 0.055) == [own]
     assert weighed(ACCEPTANCE, SEEN_ACCEPTANCE - 0.01) == [own]
     assert weighed(0.055, 0.998) == [to_b]
     assert weighed(0.998, SEEN_ACCEPTANCE) == found  # both drawn: unclear
     assert weighed(ACCEPTANCE - 0.01, 0.0) == found  # the box's own not drawn enough
-    assert parse_box._its_own_box(found, found, (), (), None) == found  # no verifier
+    assert its_own_box(found, found, (), (), None) == found  # no verifier
     unmeasured = [to_b, dataclasses.replace(own, measures=None)]
     assert weighed(0.998, 0.055, unmeasured) == unmeasured
 
@@ -1415,12 +1429,12 @@ def test_a_box_is_told_from_a_rectangle_to_another_boxs_line_by_the_verifier_end
     within 2 px); without that weighing, A stays unplaced."""
     drawn, boxes, _ = benchmark_image(106, 57)
     labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
+    markers, _, _ = shipped_read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert "A" in markers
     for label, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[label]))) <= 2.0, label
-    monkeypatch.setattr(parse_box, "_the_one_drawn", lambda found, verifier: [])
-    markers, missing, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
+    patch_everywhere(monkeypatch, "_the_one_drawn", lambda found, verifier: [])
+    markers, missing, _ = shipped_read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert "A" not in markers and "A" in missing
 
 
@@ -1430,7 +1444,7 @@ def test_a_far_corner_the_finder_does_not_propose_is_traced_along_the_boxs_sides
     From A's top-left corner its top side runs right to x1 and its left side down to y1: the
     traced corner is fitted as a proposed one would be, and A is placed. Without the tracing, A
     starts no outline and stays missing."""
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     boxes = {"A": (25.9, 31.7, 117.1, 77.0), "B": (40.9, 75.6, 264.8, 174.6)}
     image = jpeg(draw_boxes(noisy(19), boxes, MarkerStyle(colour=(255, 40, 0), ring_width=width, label_height=14)), 85)
@@ -1441,7 +1455,7 @@ def test_a_far_corner_the_finder_does_not_propose_is_traced_along_the_boxs_sides
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0
-    monkeypatch.setattr(parse_box, "traced_far_corner", lambda lab, x, y: None)
+    patch_everywhere(monkeypatch, "traced_far_corner", lambda lab, x, y: None)
     assert "A" in read_boxes(image, ["A", "B"], finder)[1]
 
 
@@ -1450,7 +1464,7 @@ def test_a_side_is_traced_to_where_its_ink_first_stops_not_through_another_boxs_
     """A's bottom side lies on C's top side, and D's top side runs 10 px below: A's left side's ink
     goes on into C's top side and stops there; D's line past the gap is not A's bottom side
     (the rectangle to it would pass the rules as a box borrowing other boxes' lines)."""
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     boxes = {"A": (60.4, 40.3, 150.6, 100.2), "C": (30.5, 100.6, 200.4, 150.3), "D": (20.3, 110.5, 220.7, 190.2)}
     image = jpeg(draw_boxes(noisy(5), boxes, MarkerStyle(colour=(0, 200, 255), ring_width=width, label_height=12)), 85)
@@ -1461,7 +1475,7 @@ def test_a_side_whose_ink_stops_under_a_labels_dark_box_is_not_traced_to_there()
     """Another label's dark box over B's top side hides where it ends: traced there, the
     rectangle would take whatever line lies under the box's edge for B's right side (seed 17 image
     60: A's left side). With no label's box there, the same box is traced to its far corner."""
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     box = {"B": (60.4, 60.3, 200.6, 170.2)}
     image = draw_boxes(noisy(6), box, MarkerStyle(colour=(0, 200, 255), ring_width=2, label_height=12))
@@ -1477,7 +1491,7 @@ def test_a_side_stopping_on_a_dark_scene_is_traced_there(width):
     before the stop: B is traced to its far corner (it was taken for a label's box hiding the
     side, and B, whose far corner the finder did not propose, was left missing). The label's box
     over a side on a lighter scene still stops the trace (the test above)."""
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     box = {"B": (60.4, 60.3, 200.6, 170.2)}
     rng = np.random.default_rng(3)
@@ -1494,7 +1508,7 @@ def test_where_a_side_stops_past_two_merged_lines_the_far_one_is_traced_unless_i
     line would pass the rules: nothing is traced. When the near one is A's right side going on
     above B (seed 8 image 35's D, its bottom side past A's), the far one is B's; and with A's side
     15 px away there is no band."""
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     style = MarkerStyle(colour=(0, 80, 255), ring_width=width, label_height=12)
     b = (20.4, 60.3, 110.8, 170.2)
@@ -1512,41 +1526,40 @@ def test_a_box_is_traced_on_the_sides_through_its_corner_not_on_scene_bands_besi
     corner hides A's far corner, and only the trace can place A: traced on the sides through the
     corner it is placed; allowing no pair at the corner (the old choice by colour alone) leaves it
     missing."""
-    from adapters.markers import traced_corner
-    from adapters.markers.corner_finder import CornerFinder, default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
+    from adapters.markers.nets.corner_finder import CornerFinder, default_corner_finder
+    from adapters.markers.nets.corner_reader import default_corner_reader
 
     drawn, boxes, style = benchmark_image(156, 186)
     assert (style.ring_width, sorted(boxes)) == (1, ["A", "B", "C"])  # the image described above
     x0, y0, x1, y1 = boxes["A"]
-    far = traced_corner.traced_far_corner(to_lab(drawn), x0, y0)
+    far = traced_far_corner(to_lab(drawn), x0, y0)
     assert far is not None and max(abs(np.subtract(far, (x1, y1)))) <= 1.0
     monkeypatch.setattr(CornerFinder, "PEAK_GROUPS", None)
     finder = default_corner_finder()
-    assert not any(p.scores[FAR_CORNER] >= parse_box.FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
+    assert not any(p.scores[FAR_CORNER] >= FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
                    for p in finder.find(drawn))
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())
+    markers, missing, _ = shipped_read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0, label
-    monkeypatch.setattr(traced_corner, "AT_CORNER", -1.0)
-    assert traced_corner.traced_far_corner(to_lab(drawn), x0, y0) is None
-    assert "A" in parse_box.read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())[1]
+    patch_everywhere(monkeypatch, "AT_CORNER", -1.0)
+    assert traced_far_corner(to_lab(drawn), x0, y0) is None
+    assert "A" in shipped_read_boxes(drawn, sorted(boxes), finder, reader=default_corner_reader())[1]
 
 
 def test_a_far_corner_beside_another_boxs_labelled_corner_is_proposed_and_its_box_placed(monkeypatch):
     """The same image: the corner finder seeks the far corners' peaks apart from the labels' (as
     shipped), so A's far corner, 3 px from C's labelled corner, is proposed, and A is placed with
     no trace at all. (Both tests ask the finder's own peak search: the shipped networks.)"""
-    from adapters.markers.corner_finder import default_corner_finder
-    from adapters.markers.corner_reader import default_corner_reader
+    from adapters.markers.nets.corner_finder import default_corner_finder
+    from adapters.markers.nets.corner_reader import default_corner_reader
 
     drawn, boxes, _ = benchmark_image(156, 186)
     x0, y0, x1, y1 = boxes["A"]
-    assert any(p.scores[FAR_CORNER] >= parse_box.FAR_SEEN and max(abs(p.x - x1), abs(p.y - y1)) <= 2
+    assert any(p.scores[FAR_CORNER] >= FAR_SEEN and max(abs(p.x - x1), abs(p.y - y1)) <= 2
                for p in default_corner_finder().find(drawn))
-    monkeypatch.setattr(parse_box, "traced_far_corner", lambda lab, x, y: None)
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), default_corner_finder(),
+    patch_everywhere(monkeypatch, "traced_far_corner", lambda lab, x, y: None)
+    markers, missing, _ = shipped_read_boxes(drawn, sorted(boxes), default_corner_finder(),
                                                reader=default_corner_reader())
     assert not missing
     for label, box in boxes.items():
@@ -1556,7 +1569,7 @@ def test_a_far_corner_beside_another_boxs_labelled_corner_is_proposed_and_its_bo
 def test_no_far_corner_is_traced_where_no_box_starts_or_its_sides_are_unlike():
     """On a plain noisy scene nothing is traced; where a red top side meets a blue left side (two
     scene lines, not one box's corner) neither is followed."""
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     image = noisy(4)
     assert traced_far_corner(to_lab(image), 60.0, 50.0) is None
@@ -1577,8 +1590,8 @@ def test_of_two_fits_of_one_side_on_one_stroke_the_one_off_its_ink_is_dropped():
     assert on is not None and max(abs(np.subtract(on.box, box["A"]))) <= 1.0
     for moved in (2.2, -2.2):
         fringe = dataclasses.replace(on, y1=on.y1 + moved)
-        assert parse_box._off_its_stroke(lab, fringe, on) and not parse_box._off_its_stroke(lab, on, fringe)
-    assert not parse_box._off_its_stroke(lab, dataclasses.replace(on, y1=on.y1 + 8.0), on)
+        assert _off_its_stroke(lab, fringe, on) and not _off_its_stroke(lab, on, fringe)
+    assert not _off_its_stroke(lab, dataclasses.replace(on, y1=on.y1 + 8.0), on)
 
 
 def test_a_far_corner_proposed_past_a_wide_bottom_side_does_not_leave_the_box_unclear():
@@ -1588,7 +1601,7 @@ def test_a_far_corner_proposed_past_a_wide_bottom_side_does_not_leave_the_box_un
     corner left A unplaced; the fringe's is dropped, and A is placed."""
     drawn, boxes, style = benchmark_image(11, 63)
     assert (style.ring_width, len(boxes)) == (4, 2)  # the image described above
-    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = shipped_read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0
@@ -1599,7 +1612,7 @@ def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypa
     A's label above A's corner (fresh seed 35 image 144's boxes and style). The word search at A's
     corner finds B's label, which reads far more clearly than A's half-hidden one, and took A off
     its corner. B's word belongs to B's corner, where the finder reads B most: at A's corner it
-    is read again without it (`parse_box._each_word_read_once`), and A is placed."""
+    is read again without it (`each_word_read_once`), and A is placed."""
     a, b = (52.5, 35.4, 267.5, 139.3), (60.4, 3.0, 287.3, 149.2)
     style = MarkerStyle(colour=(0, 200, 0), ring_width=4, font="hershey-complex", label_height=16.5, gap=3.2,
                         polarity="box", box_colour=(43, 14, 15), text_colour=(240, 253, 237))
@@ -1609,7 +1622,7 @@ def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypa
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert not missing
     assert all(max(abs(np.subtract(markers[l].box, box))) <= 1.0 for l, box in (("A", a), ("B", b)))
-    monkeypatch.setattr(parse_box, "_each_word_read_once", lambda lab, outlines, proposed, readings, *rest: readings)
+    patch_everywhere(monkeypatch, "each_word_read_once", lambda lab, outlines, proposed, readings, *rest: readings)
     markers, missing, _ = read_boxes(image, ["A", "B"], finder)
     assert "A" in missing and "B" in markers  # without it, B's word vetoes A at A's corner
 
@@ -1618,7 +1631,7 @@ def _parser_with_known_misses(withheld_on: dict[int, int], moved_on: dict[int, i
     """read_boxes, then misses made on purpose: on image i of withheld_on, its k-th label is taken
     back to missing; on image i of moved_on, its k-th label's box moves 6 px right (a wrong silent
     box). Images are counted in the order the benchmark parses them."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
 
     calls = []
 
@@ -1652,7 +1665,7 @@ def test_the_box_benchmark_lists_every_box_it_did_not_find_right(tmp_path):
     import sys
     from pathlib import Path
 
-    from adapters.markers.fonts import BUILT_IN_FONTS
+    from adapters.markers.draw.fonts import BUILT_IN_FONTS
     from benchmarks.box_accuracy import evaluate
 
     # the same sample on every machine: no photographs, only the fonts OpenCV and Pillow bring
@@ -1696,7 +1709,7 @@ def test_the_words_at_the_corners_may_take_a_label_off_a_corner_in_a_naming_but_
     read 0.008, and it told B at C's corner: B and C were answered swapped. The networks' own
     readings name B and C right; a label the words move from where they name it is no longer
     told, and both are refused with that reason."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(56, 108)
     assert (style.font, style.label_height < 9.0) == ("hershey-complex", True)  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1711,7 +1724,7 @@ def test_the_images_corner_stands_in_for_a_far_corner_only_when_the_verifier_pas
     its outline as crossing. The image's corner, tried next by the rules, passed with two sides
     unseen, and C was answered 30 and 58 px off. The outline verifier's second opinion on the
     proposed far corners now comes first, and it accepts C's own."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(51, 79)
     assert style.ring_width == 1 and boxes["C"][2] < 300  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1725,7 +1738,7 @@ def test_an_outline_to_the_images_corner_needs_both_seen_sides_drawn_nearly_all_
     the way to the border by the texture's green, and A was answered 80 and 47 px off. With two
     sides seen standing for four, both must now be drawn along BORDER_CORNER_COVERAGE (90%) of
     their length; A is then placed on its own outline."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(68, 165)
     assert style.ring_width == 1 and boxes["A"][2] < 250  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1753,7 +1766,7 @@ def test_another_boxs_line_is_judged_where_its_outline_was_fitted_too():
     refused for lying on it (borrowed_line) until the faint-window rule fitted D's top right and a
     refit moved it 1.2 px up, off C's: C was answered. The last look now judges each box against
     the others where their outlines were fitted too: C is refused again, and no box placed is off."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(55, 125)
     assert style.ring_width == 2 and abs(boxes["C"][3] - boxes["D"][1] - 4.2) < 0.1  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1784,7 +1797,7 @@ def test_a_word_two_corners_may_own_is_not_given_to_one_of_them_on_a_near_tie():
     placed there and C by elimination at D's, the two swapped. A word read at several corners now
     goes to one only when the networks read its label there WORD_OWNER times more: C and D are
     refused, and no box placed is off."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(72, 34)
     assert style.polarity == "box" and boxes["D"][1] < 16  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1798,7 +1811,7 @@ def test_a_word_its_own_corner_reads_twice_as_much_as_another_goes_to_that_corne
     px above B's, where the networks read B 0.44, against 0.97 at B's own corner. With the word
     kept at both corners (a margin of DECISIVE, 3, asked for), B and C were refused; at
     WORD_OWNER (2) the word goes to B's corner and all four boxes are placed right."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(77, 12)
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
@@ -1813,7 +1826,7 @@ def test_the_scene_beside_a_stroke_near_the_border_is_sampled_on_the_rows_inside
     past the border, the last row inside it past the band, and where the band reaches the border,
     the other side's row on both."""
     lab = np.zeros((limit, 50, 3), np.float32)
-    assert _Line(lab, row, False, np.zeros(3), 10.0).beside() == beside
+    assert Line(lab, row, False, np.zeros(3), 10.0).beside() == beside
 
 
 def test_a_thin_side_3_px_from_the_border_is_judged_against_the_scene_on_its_inner_side():
@@ -1836,7 +1849,7 @@ def test_a_side_half_hidden_by_one_labels_box_is_found_on_its_other_half_and_jud
     it away. The stroke is found on the side's lower half, and one label's box may hide up to
     LABEL_BOX_MAX px where MIN_SIDE px are left to see: both boxes are placed within 2 px. Image 7
     at seed 13 (B's top side under both labels' boxes) is placed by the rules too."""
-    from adapters.markers.parse_box import read_boxes
+    from adapters.markers.boxes.read import read_boxes
     for seed, index in ((73, 98), (13, 7)):
         drawn, boxes, style = benchmark_image(seed, index)
         markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -1848,7 +1861,8 @@ def test_a_side_half_hidden_by_one_labels_box_is_found_on_its_other_half_and_jud
 def test_one_labels_box_may_hide_most_of_a_short_side_but_not_of_a_long_one():
     """_too_hidden: a side hidden over more than MAX_HIDDEN is too hidden to judge unless that is
     one label's box (LABEL_BOX_MAX px at most) and MIN_SIDE px of it are left to see."""
-    from adapters.markers.box_outline import SideMeasures, _too_hidden
+    from adapters.markers.boxes.outline import SideMeasures
+    from adapters.markers.boxes.measure import _too_hidden
 
     def side(length, hidden, own=0.0):
         return SideMeasures(length, 1.0, 1.0, hidden, own, (1.0, 1.0), (1.0, 1.0), True, True, (0.0, 0.0), 0.0,
@@ -1864,17 +1878,17 @@ def test_of_two_outlines_at_a_corner_the_one_ending_where_the_finder_sees_a_far_
     """_its_own_box: where neither of two outlines starting at one corner borrows another box's
     corner, the one whose far corner the finder reads at FAR_SEEN and DECISIVE times more than the
     other's is the box; a near tie, or a faint reading, leaves both (the box unclear)."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
 
     own = Outline(20.0, 30.0, 120.0, 90.0, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
     running_on = dataclasses.replace(own, x1=80.0, y1=110.0)  # to a T on another line
     def far(x, y, score):
         return Proposal(x, y, {**{label: 0.0 for label in BOX_LABELS}, FAR_CORNER: score})
-    assert parse_box._its_own_box([own, running_on], [own, running_on],
+    assert its_own_box([own, running_on], [own, running_on],
                                   [far(120.5, 89.6, 0.95), far(80.0, 111.0, 0.2)]) == [own]
-    assert parse_box._its_own_box([own, running_on], [own, running_on], [far(120.5, 89.6, 0.95)]) == [own]
+    assert its_own_box([own, running_on], [own, running_on], [far(120.5, 89.6, 0.95)]) == [own]
     for proposals in ([far(120.5, 89.6, 0.95), far(80.0, 111.0, 0.5)], [far(120.5, 89.6, 0.4)], []):
-        assert parse_box._its_own_box([own, running_on], [own, running_on], proposals) == [own, running_on]
+        assert its_own_box([own, running_on], [own, running_on], proposals) == [own, running_on]
 
 
 def test_a_rectangle_from_a_boxs_corner_to_a_t_on_another_line_does_not_leave_the_box_unclear():
@@ -1883,7 +1897,7 @@ def test_a_rectangle_from_a_boxs_corner_to_a_t_on_another_line_does_not_leave_th
     borrows another box's corner, and B was refused as unclear; the finder reads B's own far
     corner at 0.98 and the other end at 0.13. All three boxes are placed within 2 px."""
     drawn, boxes, style = benchmark_image(75, 171)
-    markers, missing, outlines = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, outlines = shipped_read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert sum(max(abs(o.x0 - boxes["B"][0]), abs(o.y0 - boxes["B"][1])) < 4 for o in outlines) == 2
     assert not missing
     for name, marker in markers.items():
@@ -1895,40 +1909,40 @@ def test_of_two_boxes_ending_at_one_far_corner_the_one_with_its_corners_to_itsel
     the rules with no T at a corner and the other's has one (or only the verifier accepted it);
     where both or neither do, the one drawn along its sides by COVERAGE_LEAD more owns it, and
     otherwise neither does."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
 
     own = Outline(20.0, 30.0, 120.0, 90.0, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
     borrower = dataclasses.replace(own, x0=50.0, y0=10.0, tees=2)
     outlines = [own, borrower]
-    assert parse_box._owns_its_far_corner(own.box, [borrower.box], outlines, 240, 320)
-    assert not parse_box._owns_its_far_corner(borrower.box, [own.box], outlines, 240, 320)
+    assert _owns_its_far_corner(own.box, [borrower.box], outlines, 240, 320)
+    assert not _owns_its_far_corner(borrower.box, [own.box], outlines, 240, 320)
     learned = dataclasses.replace(borrower, tees=0, learned=True)
-    assert parse_box._owns_its_far_corner(own.box, [learned.box], [own, learned], 240, 320)
+    assert _owns_its_far_corner(own.box, [learned.box], [own, learned], 240, 320)
     clean = dataclasses.replace(borrower, tees=0)
-    assert not parse_box._owns_its_far_corner(own.box, [clean.box], [own, clean], 240, 320)
-    assert not parse_box._owns_its_far_corner(dataclasses.replace(own, tees=1).box, [borrower.box],
+    assert not _owns_its_far_corner(own.box, [clean.box], [own, clean], 240, 320)
+    assert not _owns_its_far_corner(dataclasses.replace(own, tees=1).box, [borrower.box],
                                               [dataclasses.replace(own, tees=1), borrower], 240, 320)
     # both clean, or both learned: the one drawn more along its sides, by COVERAGE_LEAD
     less_drawn = dataclasses.replace(clean, coverage=0.89)
-    assert parse_box._owns_its_far_corner(own.box, [less_drawn.box], [own, less_drawn], 240, 320)
-    assert not parse_box._owns_its_far_corner(less_drawn.box, [own.box], [own, less_drawn], 240, 320)
+    assert _owns_its_far_corner(own.box, [less_drawn.box], [own, less_drawn], 240, 320)
+    assert not _owns_its_far_corner(less_drawn.box, [own.box], [own, less_drawn], 240, 320)
     nearly_as_drawn = dataclasses.replace(clean, coverage=0.95)
-    assert not parse_box._owns_its_far_corner(own.box, [nearly_as_drawn.box], [own, nearly_as_drawn], 240, 320)
+    assert not _owns_its_far_corner(own.box, [nearly_as_drawn.box], [own, nearly_as_drawn], 240, 320)
     own_learned, borrower_learned = (dataclasses.replace(own, learned=True, coverage=0.88),
                                      dataclasses.replace(borrower, tees=0, learned=True, coverage=0.72))
-    assert parse_box._owns_its_far_corner(own_learned.box, [borrower_learned.box], [own_learned, borrower_learned],
+    assert _owns_its_far_corner(own_learned.box, [borrower_learned.box], [own_learned, borrower_learned],
                                           240, 320)
-    assert not parse_box._owns_its_far_corner(borrower_learned.box, [own_learned.box],
+    assert not _owns_its_far_corner(borrower_learned.box, [own_learned.box],
                                               [own_learned, borrower_learned], 240, 320)
     # a learned box does not outdraw a clean one: where only one is clean, the T's decide
     drawn_learned, less_drawn_clean = dataclasses.replace(own, learned=True), dataclasses.replace(clean, coverage=0.72)
-    assert not parse_box._owns_its_far_corner(drawn_learned.box, [less_drawn_clean.box],
+    assert not _owns_its_far_corner(drawn_learned.box, [less_drawn_clean.box],
                                               [drawn_learned, less_drawn_clean], 240, 320)
     # both learned, the one with T's drawn more: it does not own the corner by coverage (nor the other)
     borrower_drawn = dataclasses.replace(borrower, learned=True, coverage=1.0)
-    assert not parse_box._owns_its_far_corner(borrower_drawn.box, [own_learned.box],
+    assert not _owns_its_far_corner(borrower_drawn.box, [own_learned.box],
                                               [own_learned, borrower_drawn], 240, 320)
-    assert not parse_box._owns_its_far_corner(own_learned.box, [borrower_drawn.box],
+    assert not _owns_its_far_corner(own_learned.box, [borrower_drawn.box],
                                               [own_learned, borrower_drawn], 240, 320)
 
 
@@ -1939,8 +1953,8 @@ def test_a_box_refused_with_the_one_that_borrowed_its_far_corner_is_judged_again
     and was placed on A's far corner, 7 and 9 px off, and A was refused. Now neither owns it; B
     moves to its own far corner (_to_its_own_far_corner), and A, judged again (_judged_again), is
     placed: both within 2 px. Not judged again, A stays refused."""
-    markers, missing, boxes = all_placed_right_and_then_without(226, 179, "_judged_again", lambda *args: None)
-    assert set(markers) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["A"]
+    markers, missing, boxes = all_placed_right_and_then_without(226, 179, "rechecked_box", lambda *args: None)
+    assert set(markers) == {"B"} and BORROWED_FAR_CORNER in missing["A"]
     assert max(abs(np.subtract(markers["B"].box, boxes["B"]))) <= 2.0
 
 
@@ -1950,7 +1964,7 @@ def test_a_box_whose_far_corner_another_borrowed_is_placed_and_the_borrower_refu
     refused as ending at one far corner; B's outline has its corners to itself, so B is placed
     within 2 px (judged without C, whose bottom side lies on B's), and C stays refused."""
     drawn, boxes, style = benchmark_image(0, 181)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = shipped_read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert set(missing) == {"C"} and "far corner" in missing["C"]
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -1965,7 +1979,7 @@ def test_of_two_clean_boxes_ending_at_one_far_corner_the_one_drawn_along_all_its
     assert set(missing) == {"C"} and "far corner" in missing["C"]
     assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "COVERAGE_LEAD", 1.01)
+        patch_everywhere(patch, "COVERAGE_LEAD", 1.01)
         markers, missing, _ = read_with_recorded_networks(63, 36)
         assert set(missing) == {"B", "C"} and all("far corner" in missing[l] for l in "BC")
 
@@ -1976,8 +1990,8 @@ def test_a_box_refused_for_a_borrowed_far_corner_moves_to_its_own_where_the_veri
     The finder sees B's own far corner (0.95), and the verifier finds the rectangle to it drawn
     (0.95): B moves there (_to_its_own_far_corner), within 2 px, with every other box as it was.
     Without that step, B stays refused for the borrowed far corner."""
-    _, missing, _ = all_placed_right_and_then_without(104, 9, "_to_its_own_far_corner", lambda *args: None)
-    assert set(missing) == {"B"} and parse_box.BORROWED_FAR_CORNER in missing["B"]
+    _, missing, _ = all_placed_right_and_then_without(104, 9, "to_its_own_far_corner", lambda *args: None)
+    assert set(missing) == {"B"} and BORROWED_FAR_CORNER in missing["B"]
 
 
 def test_the_naming_takes_a_corners_own_box_where_two_outlines_start_there():
@@ -1987,14 +2001,14 @@ def test_the_naming_takes_a_corners_own_box_where_two_outlines_start_there():
     with B's own outline alone, and A and B are placed within 2 px. Given every outline found at
     B's corner, the naming took only A's corner, and both labels were left in doubt."""
     given = []
-    naming = parse_box._by_permutation
+    naming = by_permutation
 
     def spy(labels, markers, proposed, corners, readings, label_seen, outlines_at, *rest):
         given.append([[o.box for o in found] for found in outlines_at])
         return naming(labels, markers, proposed, corners, readings, label_seen, outlines_at, *rest)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "_by_permutation", spy)
+        patch_everywhere(patch, "by_permutation", spy)
         markers, missing, boxes = read_with_recorded_networks(153, 167)
     assert not missing and all(m.source == "elimination" for m in markers.values())
     assert all(max(abs(np.subtract(m.box, boxes[l]))) <= 2.0 for l, m in markers.items())
@@ -2007,7 +2021,7 @@ def test_of_two_outlines_at_a_corner_the_one_not_ending_at_another_corners_only_
     too, so both of A's outlines end where another corner's outline ends. B's corner has one
     outline only, which says the far corner it reaches is B's: A's outline to it borrows it, and
     A's own is the box. Where the other corner's outlines are two, nothing is told."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
 
     def outline(x0, y0, x1, y1):
         return Outline(x0, y0, x1, y1, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
@@ -2017,10 +2031,10 @@ def test_of_two_outlines_at_a_corner_the_one_not_ending_at_another_corners_only_
     d_own, d_to_a = outline(78.0, 40.0, 221.5, 171.0), outline(78.0, 40.0, 247.0, 184.0)
     outlines = [a_own, a_to_b, b_own, d_own, d_to_a]
     found = [a_own, a_to_b]
-    assert parse_box._its_own_box(found, outlines, [], [found, [b_own], [d_own, d_to_a]]) == [a_own]
-    assert parse_box._its_own_box(found, outlines, [], [found, [b_own, outline(107.5, 103.0, 300.0, 220.0)],
+    assert its_own_box(found, outlines, [], [found, [b_own], [d_own, d_to_a]]) == [a_own]
+    assert its_own_box(found, outlines, [], [found, [b_own, outline(107.5, 103.0, 300.0, 220.0)],
                                                         [d_own, d_to_a]]) == found
-    assert parse_box._its_own_box(found, outlines, [], [found, [b_own], [d_to_a]]) == found  # both end at a sole one
+    assert its_own_box(found, outlines, [], [found, [b_own], [d_to_a]]) == found  # both end at a sole one
 
 
 def test_a_box_whose_corner_reaches_two_far_corners_each_reached_from_another_corner_is_placed():
@@ -2028,7 +2042,7 @@ def test_a_box_whose_corner_reaches_two_far_corners_each_reached_from_another_co
     to B's far corner, and from D's corner one to A's far corner too; A was refused as unclear. B's
     corner has one outline: A's outline to B's far corner borrows it, and all four are placed."""
     drawn, boxes, style = benchmark_image(90, 11)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = shipped_read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for name, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[name]))) <= 2.0
@@ -2039,15 +2053,17 @@ def test_a_band_of_the_scene_at_the_border_does_not_take_the_place_of_a_thin_sid
     of the scene there can outscore a thin side drawn a few px inside it. Where a stroke with the
     scene on both sides is alike the box's colour too, the one at the border must be alike it at
     the wide strokes' (tight) spread; a side cut by the border, with nothing else alike, is kept."""
-    from adapters.markers.box_outline import COLOUR_SPREAD, COLOUR_SPREAD_THIN, Side, _strokes_at
+    from adapters.markers.thresholds import COLOUR_SPREAD, COLOUR_SPREAD_THIN
+    from adapters.markers.boxes.outline import Side
+    from adapters.markers.boxes.strokes import strokes_at
     orange = (62.0, 18.0, 45.0)
     off = (54.0, 20.0, 45.0 - (COLOUR_SPREAD + COLOUR_SPREAD_THIN) / 2)  # alike only at the thin spread
     at_border = Side(0.5, 1.7, off, 42.0, one_sided=True)
     inside = Side(2.9, 2.5, (63.0, 18.0, 40.0), 19.5)
-    assert _strokes_at([at_border, inside], orange, 2.5, 3.0) == [inside]
-    assert _strokes_at([at_border], orange, 2.5, 3.0) == [at_border]  # cut by the border: still the side
+    assert strokes_at([at_border, inside], orange, 2.5, 3.0) == [inside]
+    assert strokes_at([at_border], orange, 2.5, 3.0) == [at_border]  # cut by the border: still the side
     alike_at_border = Side(0.5, 1.7, (60.0, 18.0, 44.0), 42.0, one_sided=True)
-    assert _strokes_at([alike_at_border, inside], orange, 2.5, 0.5) == [alike_at_border]
+    assert strokes_at([alike_at_border, inside], orange, 2.5, 0.5) == [alike_at_border]
 
 
 def test_a_thin_top_side_3_px_from_the_border_over_noise_is_not_placed_on_the_border():
@@ -2059,7 +2075,7 @@ def test_a_thin_top_side_3_px_from_the_border_over_noise_is_not_placed_on_the_bo
     assert style.ring_width == 1 and boxes["C"][1] == 3.0  # the image described above
     outline = fit_outline(to_lab(drawn), boxes["C"])
     assert outline is not None and max(abs(np.subtract(outline.box, boxes["C"]))) <= 1.0
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for label, box in boxes.items():
         assert max(abs(np.subtract(markers[label].box, box))) <= 2.0, label
@@ -2071,10 +2087,10 @@ def test_a_traced_rectangle_no_larger_than_a_labels_box_needs_a_far_corner_the_f
     large one is, and so is a small one the finder reads a far corner at."""
     corner = Proposal(40.0, 33.0, {"A": 0.9})
     far_at = lambda x, y: Proposal(x, y, {FAR_CORNER: 0.6})
-    assert parse_box._a_label_box_unseen(corner, (56.3, 50.0), [far_at(210.5, 165.1)])
-    assert not parse_box._a_label_box_unseen(corner, (56.3, 50.0), [far_at(57.0, 51.5)])  # read there
-    assert not parse_box._a_label_box_unseen(corner, (110.0, 50.0), [])  # wider than a label's box
-    assert not parse_box._a_label_box_unseen(corner, (56.3, 100.0), [])  # taller than a label's box
+    assert _a_label_box_unseen(corner, (56.3, 50.0), [far_at(210.5, 165.1)])
+    assert not _a_label_box_unseen(corner, (56.3, 50.0), [far_at(57.0, 51.5)])  # read there
+    assert not _a_label_box_unseen(corner, (110.0, 50.0), [])  # wider than a label's box
+    assert not _a_label_box_unseen(corner, (56.3, 100.0), [])  # taller than a label's box
 
 
 @pytest.mark.parametrize("seed, index, label", [(110, 174, "A"), (105, 195, "B")])
@@ -2086,27 +2102,26 @@ def test_a_box_is_not_cut_down_to_a_small_traced_rectangle_at_its_corner(seed, i
     label's dark box, written inside the box), and that rectangle passed the rules: placed 145-154
     px off in images answered in full. Untried, the verifier's pass runs and both are placed
     within 2 px. (B's outline now passes the rules, one side moved to its stroke of the box's own
-    colour, box_outline._the_one_own_colour_stroke, so that move is undone too; and B's small
+    colour, _the_one_own_colour_stroke, so that move is undone too; and B's small
     rectangle, a T at each far side, stops short of the far corner the finder reads, which
     _short_of_a_seen_far_corner now refuses too, so that is undone as well.)"""
     if (seed, index) == (105, 195):
-        from adapters.markers import box_outline
-        monkeypatch.setattr(box_outline, "_the_one_own_colour_stroke", lambda *args: None)
-        monkeypatch.setattr(parse_box, "_short_of_a_seen_far_corner", lambda *args: False)
+        patch_everywhere(monkeypatch, "_the_one_own_colour_stroke", lambda *args: None)
+        patch_everywhere(monkeypatch, "_short_of_a_seen_far_corner", lambda *args: False)
     _placed_right_and_off_with_the_rule_undone(seed, index, label, "_a_label_box_unseen", 100, monkeypatch)
 
 
 def _placed_right_and_off_with_the_rule_undone(seed, index, label, rule, off, monkeypatch):
     """Benchmark image `index` at `seed` has every box placed within 2 px, `label`'s among them,
-    and `label`'s more than `off` px off with parse_box's predicate `rule` never firing."""
+    and `label`'s more than `off` px off with the predicate `rule` never firing."""
     drawn, boxes, _ = benchmark_image(seed, index)
     labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
+    markers, _, _ = shipped_read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     assert label in markers
-    monkeypatch.setattr(parse_box, rule, lambda *args: False)
-    undone, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
+    patch_everywhere(monkeypatch, rule, lambda *args: False)
+    undone, _, _ = shipped_read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert max(abs(np.subtract(undone[label].box, boxes[label]))) > off
 
 
@@ -2115,15 +2130,15 @@ def test_an_outline_not_passed_by_the_rules_may_not_run_past_a_far_corner_the_fi
     right or bottom side short of its end, ran on past the box's end (_past_a_seen_far_corner,
     asked of traced outlines and verifier-only ones with a T); ending at a far corner it reads,
     or passing one only near its own end, or off its sides, it did not."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
     outline = Outline(76.0, 72.0, 194.6, 112.6, 2.0, (90.0, 0.0, 80.0), 40.0, 0.9, 4)
     far_at = lambda x, y, score=0.94: Proposal(x, y, {FAR_CORNER: score})
-    assert parse_box._past_a_seen_far_corner(outline, [far_at(170.3, 112.7)])  # on its bottom side
-    assert parse_box._past_a_seen_far_corner(outline, [far_at(194.0, 95.0)])  # on its right side
-    assert not parse_box._past_a_seen_far_corner(outline, [far_at(170.3, 112.7, 0.3)])  # not seen
-    assert not parse_box._past_a_seen_far_corner(outline, [far_at(170.3, 112.7), far_at(194.0, 113.0)])  # own seen
-    assert not parse_box._past_a_seen_far_corner(outline, [far_at(192.0, 112.0)])  # near its own end
-    assert not parse_box._past_a_seen_far_corner(outline, [far_at(170.3, 140.0)])  # off its sides
+    assert _past_a_seen_far_corner(outline, [far_at(170.3, 112.7)])  # on its bottom side
+    assert _past_a_seen_far_corner(outline, [far_at(194.0, 95.0)])  # on its right side
+    assert not _past_a_seen_far_corner(outline, [far_at(170.3, 112.7, 0.3)])  # not seen
+    assert not _past_a_seen_far_corner(outline, [far_at(170.3, 112.7), far_at(194.0, 113.0)])  # own seen
+    assert not _past_a_seen_far_corner(outline, [far_at(192.0, 112.0)])  # near its own end
+    assert not _past_a_seen_far_corner(outline, [far_at(170.3, 140.0)])  # off its sides
 
 
 def test_a_traced_outline_with_a_t_may_not_stop_short_of_a_far_corner_the_finder_reads():
@@ -2131,15 +2146,15 @@ def test_a_traced_outline_with_a_t_may_not_stop_short_of_a_far_corner_the_finder
     corners (a T) towards one it reads (FAR_SEEN) further along its bottom or right side's line,
     stopped where another box's line crosses its box (_short_of_a_seen_far_corner); with no T, or
     the far corner not seen, off those lines or at its own end, it did not."""
-    from adapters.markers.box_outline import Outline
+    from adapters.markers.boxes.outline import Outline
     outline = Outline(27.6, 86.4, 65.1, 146.3, 1.0, (60.0, 90.0, -60.0), 40.0, 0.9, 4, tees=2)
     far_at = lambda x, y, score=0.97: Proposal(x, y, {FAR_CORNER: score})
-    assert parse_box._short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1)])  # on its bottom side's line
-    assert parse_box._short_of_a_seen_far_corner(outline, [far_at(64.0, 200.0)])  # on its right side's line
-    assert not parse_box._short_of_a_seen_far_corner(dataclasses.replace(outline, tees=0), [far_at(247.2, 146.1)])
-    assert not parse_box._short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1, 0.3)])  # not seen
-    assert not parse_box._short_of_a_seen_far_corner(outline, [far_at(247.2, 170.0)])  # off its lines
-    assert not parse_box._short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1), far_at(65.0, 146.0)])  # own seen
+    assert _short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1)])  # on its bottom side's line
+    assert _short_of_a_seen_far_corner(outline, [far_at(64.0, 200.0)])  # on its right side's line
+    assert not _short_of_a_seen_far_corner(dataclasses.replace(outline, tees=0), [far_at(247.2, 146.1)])
+    assert not _short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1, 0.3)])  # not seen
+    assert not _short_of_a_seen_far_corner(outline, [far_at(247.2, 170.0)])  # off its lines
+    assert not _short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1), far_at(65.0, 146.0)])  # own seen
 
 
 def test_a_box_is_not_traced_short_to_where_another_box_crosses_it(monkeypatch):
@@ -2166,7 +2181,7 @@ def test_a_verifier_only_outline_with_no_t_through_a_crossing_the_finder_reads_a
     Only the verifier accepts A's outline, and it has no T: asking _past_a_seen_far_corner of
     every verifier-only outline refused A, placed right."""
     drawn, boxes, _ = benchmark_image(102, 158)
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    markers, _, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
 
 
@@ -2176,22 +2191,22 @@ def test_a_traced_rectangle_the_rules_turn_away_is_weighed_by_the_verifier():
     away (a side drawn along too little of its length); the outline verifier finds it drawn. The
     verifier weighed only the rectangles to proposed far corners, so A was left unplaced; it now
     weighs the traced one too, and A is placed within 2 px. The rules alone still place none."""
-    from adapters.markers.outline_verifier import default_outline_verifier
-    from adapters.markers.traced_corner import traced_far_corner
+    from adapters.markers.nets.outline_verifier import default_outline_verifier
+    from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     drawn, boxes, style = benchmark_image(74, 183)
     assert style.ring_width == 3 and "A" in boxes  # the image described above
     lab, (x0, y0, x1, y1) = to_lab(drawn), boxes["A"]
     finder = recorded_finder()
-    assert not any(p.scores[FAR_CORNER] >= parse_box.FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
+    assert not any(p.scores[FAR_CORNER] >= FAR_MIN_SCORE and max(abs(p.x - x1), abs(p.y - y1)) <= 4
                    for p in finder.find(drawn))
     far = traced_far_corner(lab, x0, y0)
     assert far is not None and max(abs(np.subtract(far, (x1, y1)))) <= 2.0
     assert fit_outline(lab, (x0, y0, *far)) is None
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=recorded_reader())
+    markers, _, _ = shipped_read_boxes(drawn, sorted(boxes), finder, reader=recorded_reader())
     assert max(abs(np.subtract(markers["A"].box, boxes["A"]))) <= 2.0
     assert default_outline_verifier() is not None
-    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), finder, reader=recorded_reader(), verifier=None)
+    _, missing, _ = shipped_read_boxes(drawn, sorted(boxes), finder, reader=recorded_reader(), verifier=None)
     assert "A" in missing
 
 
@@ -2207,10 +2222,10 @@ def test_a_traced_rectangle_whose_far_sides_are_barely_drawn_is_not_taken_on_the
     def a_read(markers):
         return markers["A"].box if "A" in markers else None
 
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    markers, _, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert a_read(markers) is None or max(abs(np.subtract(a_read(markers), boxes["A"]))) <= 2.0
-    monkeypatch.setattr(parse_box, "TRACED_COVERAGE", 0.0)
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    patch_everywhere(monkeypatch, "TRACED_COVERAGE", 0.0)
+    markers, _, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert a_read(markers) is not None and max(abs(np.subtract(a_read(markers), boxes["A"]))) > 50
 
 
@@ -2224,7 +2239,7 @@ def test_an_outline_only_the_verifier_accepted_may_lie_off_the_finders_corner_wh
     lab = to_lab(outlines_only(noisy(7), {"A": box}, width))
     fitted = fit_outline(lab, box)
     assert fitted is not None and max(abs(np.subtract(fitted.box, box))) <= 0.6
-    near = parse_box._near_the_finders_corners
+    near = near_the_finders_corners
     seen = (True, True)
     assert near(lab, fitted, (40.0, 30.0, 201.5, 150.0), seen)  # within LEARNED_FIT
     assert near(lab, fitted, (40.0, 30.0, 202.6, 150.0), seen)  # the finder's far corner 2.6 px off
@@ -2241,7 +2256,7 @@ def test_an_outline_only_the_verifier_accepted_may_lie_off_the_finders_corner_wh
         # a second line of the box's colour 2.6 px outside its right side (as a scene edge), where
         # the finder put the side: the fit on the box's own stroke is then no better than its line
         lab = to_lab(outlines_only(noisy(7), {"A": box, "edge": (*box[:2], box[2] + 2.6, box[3])}, width))
-        assert parse_box._centred_on_ink(lab, fitted, 2) and parse_box._the_finders_line_on_ink(lab, fitted, 2, 202.6)
+        assert _centred_on_ink(lab, fitted, 2) and _the_finders_line_on_ink(lab, fitted, 2, 202.6)
         assert not near(lab, fitted, (40.0, 30.0, 202.6, 150.0), seen)
 
 
@@ -2253,14 +2268,14 @@ def test_a_verifier_only_outline_is_taken_past_learned_fit_only_from_a_corner_th
     it is a fifth outline, and A, C and D are left in doubt."""
     drawn, boxes, style = benchmark_image(85, 196)
     assert style.ring_width == 1 and sorted(boxes) == ["A", "B", "C", "D"]  # the image described above
-    markers, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
-    near = parse_box._near_the_finders_corners
-    monkeypatch.setattr(parse_box, "_near_the_finders_corners",
+    near = near_the_finders_corners
+    monkeypatch.setattr(boxes_outlines_at_corner_module, "near_the_finders_corners",
                         lambda lab, outline, proposed, seen: near(lab, outline, proposed, (True, True)))
-    _, missing, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    _, missing, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert {"A", "C", "D"} <= set(missing)
 
 
@@ -2274,15 +2289,15 @@ def test_a_verifier_only_side_moved_off_the_finders_stroke_is_not_taken():
     assert style.ring_width == 1 and sorted(boxes) == ["A", "B", "C", "D"]  # the image described above
 
     def read():
-        return parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+        return shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
 
-    near = parse_box._near_the_finders_corners
+    near = near_the_finders_corners
     for undone in ("line", "seen", "both"):
         with pytest.MonkeyPatch.context() as patch:
             if undone in ("line", "both"):
-                patch.setattr(parse_box, "_the_finders_line_on_ink", lambda *args: False)
+                patch_everywhere(patch, "_the_finders_line_on_ink", lambda *args: False)
             if undone in ("seen", "both"):
-                patch.setattr(parse_box, "_near_the_finders_corners",
+                patch.setattr(boxes_outlines_at_corner_module, "near_the_finders_corners",
                               lambda lab, outline, proposed, seen: near(lab, outline, proposed, (True, True)))
             markers, missing, _ = read()
         if undone == "both":
@@ -2301,11 +2316,11 @@ def test_a_verifier_only_outline_on_its_stroke_is_taken_where_the_finders_corner
     with STROKE_FIT at LEARNED_FIT it is not."""
     drawn, boxes, style = benchmark_image(67, 197)
     assert style.ring_width == 1 and "B" in boxes  # the image described above
-    markers, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+    markers, _, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
     assert "B" in markers
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parse_box, "STROKE_FIT", parse_box.LEARNED_FIT)
-        undone, _, _ = parse_box.read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
+        patch_everywhere(patch, "STROKE_FIT", LEARNED_FIT)
+        undone, _, _ = shipped_read_boxes(drawn, sorted(boxes), recorded_finder(), reader=recorded_reader())
     assert "B" not in undone

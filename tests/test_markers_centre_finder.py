@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from adapters.markers import MarkerStyle, draw_points, parse_image
-from adapters.markers.centre_finder import STRIDE, CentreFinder, CentreFinderNet, centre_loss, heat_targets, to_input
-from adapters.markers.corner_finder import CORNER_CLASSES, CornerFinder
+from adapters.markers.nets.centre_finder import STRIDE, CentreFinder, CentreFinderNet, centre_loss, heat_targets, to_input
+from adapters.markers.nets.corner_finder import CORNER_CLASSES, CornerFinder
 from adapters.markers.labels import LABELS, REF
-from adapters.markers.patch_reader import NONE
-from adapters.markers.scenes import FAR_CORNER
+from adapters.markers.nets.patch_reader import NONE
+from adapters.markers.draw.scenes import FAR_CORNER
 from train.markers_finder import main as train_main
 
 from marker_oracles import (POINTS, STYLE, OracleFinder, OracleReader, blotted, grey, trained_and_continued,

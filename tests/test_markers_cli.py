@@ -10,7 +10,7 @@ from PIL import Image
 from adapters.blink_writer import BlinkRow, write_blink_folder
 from adapters.markers import MarkerError, MarkersFileError, apply_markers, find_markers, load_markers
 from adapters.questions import MCQuestion, QuestionSource
-from adapters.markers.render import MarkerStyle, draw_boxes, draw_points
+from adapters.markers.draw.render import MarkerStyle, draw_boxes, draw_points
 from specialists import cli_markers
 from tests.blink_fixture import make_blink_fixture
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from adapters.markers.corner_finder import BOX_LABELS, CORNER_CLASSES
-from adapters.markers.corner_reader import CLASSES, PATCH, CornerReader, CornerReaderNet, default_corner_reader
-from adapters.markers.parse_box import read_boxes
-from adapters.markers.patch_reader import NONE
-from adapters.markers.render import MarkerStyle, draw_boxes
-from adapters.markers.scenes import ANY_BOX_LABELS, BOX_LABEL_SETS, CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
+from adapters.markers.nets.corner_finder import BOX_LABELS, CORNER_CLASSES
+from adapters.markers.nets.corner_reader import CLASSES, PATCH, CornerReader, CornerReaderNet, default_corner_reader
+from adapters.markers.boxes.read import read_boxes
+from adapters.markers.nets.patch_reader import NONE
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.draw.scenes import ANY_BOX_LABELS, BOX_LABEL_SETS, CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
 from train.markers_corner_reader import CornerPatchStream, main as train_main
 from train.markers_reader import SMALL_LABEL_HEIGHT
 

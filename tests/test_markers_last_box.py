@@ -1,25 +1,28 @@
 """The last label's box where the rules' fit finds none: the rectangle between the corner
-finder's own two corners, measured unfitted in the placed boxes' style (last_box.drawn_between_corners)."""
+finder's own two corners, measured unfitted in the placed boxes' style (drawn_between_corners)."""
 
 import dataclasses
 
 import cv2
 import numpy as np
 import pytest
-
-from adapters.markers import last_box, parse_box
-from adapters.markers.box_outline import fit_outline
-from adapters.markers.centre_finder import Proposal
-from adapters.markers.detect import to_lab
-from adapters.markers.glyphs import default_classifier
-from adapters.markers.last_box import CROSSING_ACCEPTANCE, LAST_ACCEPTANCE, LAST_FAR, drawn_between_corners
-from adapters.markers.outline_verifier import default_outline_verifier
-from adapters.markers.render import draw_boxes
-from adapters.markers.scenes import FAR_CORNER
-from adapters.markers.stroke_band import MAX_OFF_BAND, stroke_across
+from adapters.markers.boxes.fit import fit_outline
+from rule_patch import patch_everywhere
+from adapters.markers.nets.centre_finder import Proposal
+from adapters.markers.colour import to_lab
+from adapters.markers.nets.glyphs import default_classifier
+from adapters.markers.thresholds import CROSSING_ACCEPTANCE, LAST_ACCEPTANCE, LAST_FAR
+from adapters.markers.boxes.verifier_outlines import drawn_between_corners
+from adapters.markers.nets.outline_verifier import default_outline_verifier
+from adapters.markers.draw.render import draw_boxes
+from adapters.markers.draw.scenes import FAR_CORNER
+from adapters.markers.thresholds import MAX_OFF_BAND
+from adapters.markers.boxes.stroke_band import stroke_across
 
 from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import BOXES, STYLE, SetVerifier, benchmark_image, noisy
+from adapters.markers.boxes.read import read_boxes
+from adapters.markers.thresholds import CORNER_FIT, SAME_BOX
 
 A, B = BOXES["A"], BOXES["B"]
 FINDER_OFF = 0.6  # px the finder's corners are off the drawn ones (it puts them within about a px)
@@ -35,7 +38,7 @@ def between(image, fars, verifier, b_corner=None, labels=("A", "B")):
     read = [Proposal(A[0], A[1], {"A": 0.9, "B": 0.02}), Proposal(x, y, {"A": 0.03, "B": 0.9})]
     far_corners = [Proposal(fx, fy, {FAR_CORNER: score}) for fx, fy, score in fars]
     return drawn_between_corners("B", list(labels), placed, read, far_corners, lab, verifier, default_classifier(),
-                                 parse_box.CORNER_FIT, parse_box.SAME_BOX)
+                                 CORNER_FIT, SAME_BOX)
 
 
 def own_fars(b_far=0.9):
@@ -115,12 +118,12 @@ def test_the_last_box_the_rules_fit_on_the_wrong_lines_is_placed_between_the_fin
     outline there: test_markers_boxes' one label's box hiding nearly half a side.)"""
     drawn, boxes, style = benchmark_image(seed, index)
     assert (len(boxes), style.ring_width) == (2, 3)  # the images described above
-    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
     assert not missing and markers[label].source == "elimination"
     for name, box in boxes.items():
         assert max(abs(np.subtract(markers[name].box, box))) <= 2.0
-    monkeypatch.setattr(last_box, "drawn_between_corners", lambda *args: (None, "stubbed"))
-    markers, missing, _ = parse_box.read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
+    patch_everywhere(monkeypatch, "drawn_between_corners", lambda *args: (None, "stubbed"))
+    markers, missing, _ = read_boxes(drawn, ["A", "B"], recorded_finder(), reader=recorded_reader())
     assert set(markers) == {"A"} and "stubbed" in missing[label]
 
 
@@ -144,7 +147,7 @@ def test_a_rectangle_from_a_corner_the_finder_put_off_the_stroke_is_never_placed
     assert outline is None
     if only_the_band_tells:
         assert why == "a side of the rectangle between the finder's corners read as B lies off its stroke"
-        monkeypatch.setattr(last_box, "off_its_strokes", lambda *args: False)
+        patch_everywhere(monkeypatch, "off_its_strokes", lambda *args: False)
         outline, _ = between(image, own_fars(), default_outline_verifier(), b_corner=corner)
         assert outline is not None and outline.x0 - B[0] == pytest.approx(off)
 

@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adapters.markers.box_outline import Outline
-from adapters.markers.detect import to_lab
-from adapters.markers.merged_side import refit_merged
+from adapters.markers.boxes.outline import Outline
+from adapters.markers.colour import to_lab
+from adapters.markers.boxes.merged_band import refit_merged
 
 RED = (230, 20, 20)
 TRUTH = (42.5, 52.5, 200.5, 152.5)  # centre lines of the 6 px strokes drawn below
@@ -82,7 +82,7 @@ def test_a_refit_further_than_max_shift_or_without_a_merged_side_is_declined(mon
     image = box_with_a_line_beside("right")
     lab = to_lab(image)
     assert refit_merged(lab, fitted(image, x1=202.6)) is not None
-    monkeypatch.setattr("adapters.markers.merged_side.MAX_SHIFT", 1.5)  # the refit moves it 2.1 px
+    monkeypatch.setattr("adapters.markers.boxes.merged_band.MAX_SHIFT", 1.5)  # the refit moves it 2.1 px
     assert refit_merged(lab, fitted(image, x1=202.6)) is None
     monkeypatch.undo()
     for apart in (False, True):  # the other line gone, or 2 px of scene between: nothing merged
@@ -133,19 +133,19 @@ def test_settled_refits_a_flagged_side_and_moves_an_unflagged_one_only_on_a_clea
     """parse_box._settled, which read_boxes, the naming and elimination place every outline
     through: a flagged outline is refitted (None, left unplaced, when that cannot be told); an
     unflagged one is moved where a second opinion is clear, else placed as fitted."""
-    from adapters.markers.parse_box import _settled
+    from adapters.markers.boxes.geometry import settled_outline
 
     image = box_with_a_line_beside("right")
     lab = to_lab(image)
     for outline in (fitted(image, x1=202.6), unflagged(image, x1=201.5)):
-        assert max(abs(np.subtract(_settled(lab, outline).box, TRUTH))) <= 0.5
-    assert _settled(lab, fitted(image, x1=203.5)) is None  # mid-band: either end may be free
+        assert max(abs(np.subtract(settled_outline(lab, outline).box, TRUTH))) <= 0.5
+    assert settled_outline(lab, fitted(image, x1=203.5)) is None  # mid-band: either end may be free
     as_fitted = unflagged(image, x1=202.6)  # a second opinion not clear enough (ends 1.8 px apart)
-    assert _settled(lab, as_fitted) is as_fitted
+    assert settled_outline(lab, as_fitted) is as_fitted
     clean = box_with_a_line_beside("right", touching=False)
     clean[60:150, 206:212] = clean[60:150, 220:226]
     plain = unflagged(clean)
-    assert _settled(to_lab(clean), plain) is plain
+    assert settled_outline(to_lab(clean), plain) is plain
 
 
 def test_a_flagged_side_blurred_alike_on_both_edges_stays_where_it_was_fitted():

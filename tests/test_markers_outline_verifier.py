@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
-from adapters.markers import box_outline, parse_box
-from adapters.markers.box_outline import MIN_COVERAGE, fit_outline, measure_outline, rejection
-from adapters.markers.corner_finder import CORNER_CLASSES
-from adapters.markers.detect import to_lab
-from adapters.markers.outline_verifier import (
-    ACCEPTANCE, FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features)
-from adapters.markers.parse_box import LEARNED_FIT, STROKE_FIT
-from adapters.markers.scenes import FAR_CORNER, box_training_scene
+from adapters.markers.thresholds import MIN_COVERAGE
+from rule_patch import patch_everywhere
+from adapters.markers.boxes.fit import fit_outline
+from adapters.markers.boxes.measure import measure_outline, rejection
+from adapters.markers.nets.corner_finder import CORNER_CLASSES
+from adapters.markers.colour import to_lab
+from adapters.markers.nets.outline_verifier import ACCEPTANCE, FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features
+from adapters.markers.thresholds import LEARNED_FIT, STROKE_FIT
+from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene
 from train.markers_outline_verifier import main as train_main, strict_threshold
 
 from marker_oracles import OracleFinder
@@ -109,7 +109,7 @@ def test_a_learned_outline_stands_only_where_the_finder_put_both_corners(monkeyp
         box = placed_b(off)
         assert (box is not None) == placed, off
         assert not placed or max(abs(np.subtract(box, B))) <= 1.0
-    monkeypatch.setattr(parse_box, "STROKE_FIT", 4.0)
+    patch_everywhere(monkeypatch, "STROKE_FIT", 4.0)
     assert max(abs(np.subtract(placed_b(3.6), B))) <= 1.0
 
 

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from adapters.markers import MarkerStyle, draw_points, parse_image
-from adapters.markers.detect import find_circles
+from adapters.markers.points.rings import find_circles
 from adapters.markers.labels import REF as REF_CLASS
-from adapters.markers.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
-from adapters.markers.scenes import training_scene
+from adapters.markers.nets.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
+from adapters.markers.draw.scenes import training_scene
 from train.markers_reader import OFF_CENTRE, SMALL_LABEL_HEIGHT, PatchStream
 from train.markers_reader import main as train_main
 

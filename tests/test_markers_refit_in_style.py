@@ -7,9 +7,12 @@ import numpy as np
 import pytest
 
 from adapters.markers import parse_image
-from adapters.markers.detect import Circle, find_circles, to_lab
-from adapters.markers.parse import PATCH_MIN_PROBABILITY, REFIT_OFF, _refit_in_style, _rings_alike
-from adapters.markers.patch_reader import CLASSES, NONE
+from adapters.markers.points.rings import Circle, find_circles
+from adapters.markers.colour import to_lab
+from adapters.markers.thresholds import PATCH_MIN_PROBABILITY, REFIT_OFF
+from adapters.markers.points.patch_opinion import _refit_in_style
+from adapters.markers.points.state import rings_alike
+from adapters.markers.nets.patch_reader import CLASSES, NONE
 
 from marker_oracles import POINTS, STYLE, OracleReader, blotted, without_c
 
@@ -41,7 +44,7 @@ def test_a_ring_in_the_placed_style_is_looked_for_where_a_label_is_read_surely(i
     rings = placed_rings(image)
     assert len(rings) == 2
     odd = scene_ring_at_c()
-    assert not _rings_alike([odd, *rings])
+    assert not rings_alike([odd, *rings])
     parsed = parse_image(image, list(POINTS), patch_reader=False)
     assert set(parsed.missing) == {"C"}
     candidates = [odd]
@@ -50,7 +53,7 @@ def test_a_ring_in_the_placed_style_is_looked_for_where_a_label_is_read_surely(i
     assert _refit_in_style(image, to_lab(image), parsed, reader, "C", candidates, probabilities, rings) == found
     if found:
         ring = candidates[0]
-        assert _rings_alike([ring, *rings]) and np.hypot(ring.x - odd.x, ring.y - odd.y) <= REFIT_OFF
+        assert rings_alike([ring, *rings]) and np.hypot(ring.x - odd.x, ring.y - odd.y) <= REFIT_OFF
         assert probabilities[0, CLASSES.index("C")] == pytest.approx(reading_there)
     else:
         assert candidates[0] is odd

@@ -1,23 +1,29 @@
 """A box between two corners the networks see, taken at the verifier's lower SEEN_ACCEPTANCE where
 the rules reject its outline for coverage, or at SEEN_CROSSING for a crossing
-(seen_corners.between_seen_corners, asked by parse_box.read_boxes at corners whose label the
+(between_seen_corners, asked by read_boxes at corners whose label the
 corner reader is sure of, _corners_read_surely)."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from adapters.markers import parse_box
-from adapters.markers.box_outline import Rejections
-from adapters.markers.centre_finder import Proposal
-from adapters.markers.corner_reader import CLASSES as READER_CLASSES
-from adapters.markers.detect import to_lab
-from adapters.markers.scenes import FAR_CORNER
-from adapters.markers.seen_corners import SEEN_ACCEPTANCE, SEEN_CROSSING, between_seen_corners
+from adapters.markers.boxes.measure import Rejections
+from adapters.markers.nets.centre_finder import Proposal
+from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.scenes import FAR_CORNER
+from adapters.markers.thresholds import SEEN_ACCEPTANCE, SEEN_CROSSING
 
 from marker_recordings import recorded_finder, recorded_reader
+from rule_patch import patch_everywhere
 from test_markers_boxes import SetVerifier, benchmark_image
+from adapters.markers.boxes.fit import _told_apart
+from adapters.markers.boxes.geometry import within_learned_fit
+from adapters.markers.boxes.naming import corners_read_surely
+from adapters.markers.boxes.outlines_at_corner import candidate_corners, far_corners, outlines_from
+from adapters.markers.boxes.read import read_boxes
+from adapters.markers.boxes.verifier_outlines import between_seen_corners
+from adapters.markers.thresholds import FAR_SEEN, LEARNED_FIT, READER_SURE, SAME_BOX
 
 # box_accuracy.py's image 112 at seed 3: A, a 1 px box over a gradient, its outline to the far
 # corner the finder sees (0.83) rejected by the rules for coverage (its line fades near two
@@ -32,12 +38,12 @@ def fits_from_a(seed, index, label="A"):
     drawn, boxes, _ = benchmark_image(seed, index)
     lab = to_lab(drawn)
     proposals = recorded_finder().find(drawn)
-    fars = parse_box.far_corners(proposals)
+    fars = far_corners(proposals)
     box = boxes[label]
-    corner = min(parse_box.candidate_corners(proposals, sorted(boxes)),
+    corner = min(candidate_corners(proposals, sorted(boxes)),
                  key=lambda p: abs(p.x - box[0]) + abs(p.y - box[1]))
     fits = {}
-    assert parse_box._outlines_from(lab, corner, fits, fars, lab.shape[1], lab.shape[0], None) == []
+    assert outlines_from(lab, corner, fits, fars, lab.shape[1], lab.shape[0], None) == []
     return drawn, box, corner, fits, fars
 
 
@@ -47,8 +53,8 @@ def a_at_3_112():
 
 
 def between(corner, fits, fars, probability, others=()):
-    return between_seen_corners(corner, fits, fars, SetVerifier(probability), parse_box.FAR_SEEN,
-                                parse_box._within_learned_fit, parse_box.SAME_BOX, others)
+    return between_seen_corners(corner, fits, fars, SetVerifier(probability), FAR_SEEN,
+                                within_learned_fit, SAME_BOX, others)
 
 
 def test_a_coverage_rectangle_between_seen_corners_is_taken_at_seen_acceptance(a_at_3_112):
@@ -65,9 +71,9 @@ def test_only_far_corners_the_finder_sees_near_both_corners_and_coverage_only_co
     """A far corner the finder reads under FAR_SEEN, a corner over LEARNED_FIT px from the
     rectangle's, or a rejection for a crossing under SEEN_CROSSING gives nothing."""
     _, _, corner, fits, fars = a_at_3_112
-    unseen = [Proposal(p.x, p.y, {**p.scores, FAR_CORNER: parse_box.FAR_SEEN - 0.01}) for p in fars]
+    unseen = [Proposal(p.x, p.y, {**p.scores, FAR_CORNER: FAR_SEEN - 0.01}) for p in fars]
     assert between(corner, fits, unseen, 0.99) == []
-    moved = Proposal(corner.x - parse_box.LEARNED_FIT - 1, corner.y, corner.scores)
+    moved = Proposal(corner.x - LEARNED_FIT - 1, corner.y, corner.scores)
     assert between(moved, fits, fars, 0.99) == []
     crossing = {}
     for key, (passed, rejected) in fits.items():
@@ -92,28 +98,35 @@ def test_a_crossing_rectangle_ending_where_another_corners_outline_ends_is_not_t
     ending_there = replace(found, x0=found.x0 - 40, y0=found.y0 - 30, x1=found.x1 + 1.0, y1=found.y1 - 1.0)
     assert between(corner, crossing, fars, 0.99, [ending_there]) == []
     assert len(between(corner, fits, fars, 0.99, [ending_there])) == 1
-    ending_apart = replace(ending_there, x1=found.x1 + parse_box.SAME_BOX + 1)
+    ending_apart = replace(ending_there, x1=found.x1 + SAME_BOX + 1)
     assert len(between(corner, crossing, fars, 0.99, [ending_apart])) == 1
 
 
 def test_the_box_is_placed_where_the_reader_is_sure_of_its_corner(monkeypatch):
     """End to end, with the networks' recorded outputs: A is placed within 2 px (every box placed
-    is), and with no corner read surely (parse_box._corners_read_surely) it is not placed at all."""
-    assert_a_placed_only_as_it_is(monkeypatch, SEED, INDEX, parse_box, "_corners_read_surely", lambda *args: [])
+    is), and with no corner read surely (corners_read_surely) it is not placed at all."""
+    assert_a_placed_only_as_it_is(monkeypatch, SEED, INDEX, "corners_read_surely", lambda *args: [])
 
 
-def assert_a_placed_only_as_it_is(monkeypatch, seed, index, module, name, undone, label="A"):
+def assert_placed_right(seed, index, label="A"):
     """End to end on box_accuracy.py's image `index` at `seed`, with the networks' recorded outputs
-    (marker_recordings): `label` is placed (every box placed within 2 px), and not at all with
-    `module`.`name` set to `undone`."""
+    (marker_recordings): `label` is placed, and every box placed lies within 2 px of its own.
+    Returns the image and its labels."""
     drawn, boxes, _ = benchmark_image(seed, index)
     labels = sorted(boxes)
-    markers, _, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
+    markers, _, _ = read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert label in markers
     for placed, marker in markers.items():
         assert max(abs(np.subtract(marker.box, boxes[placed]))) <= 2.0, placed
-    monkeypatch.setattr(module, name, undone)
-    markers, missing, _ = parse_box.read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
+    return drawn, labels
+
+
+def assert_a_placed_only_as_it_is(monkeypatch, seed, index, name, undone, label="A"):
+    """assert_placed_right, and `label` not placed at all with `name` set to `undone` wherever the
+    parser binds it (rule_patch.patch_everywhere)."""
+    drawn, labels = assert_placed_right(seed, index, label)
+    patch_everywhere(monkeypatch, name, undone)
+    markers, missing, _ = read_boxes(drawn, labels, recorded_finder(), reader=recorded_reader())
     assert label not in markers and label in missing
 
 
@@ -139,19 +152,19 @@ def test_a_corner_is_read_surely_as_the_finders_likeliest_label_read_less_where_
     own = Proposal(3.0, 56.0, {"D": 0.86})
     other = Proposal(90.0, 40.0, {"A": 0.9})
     outline = ["an outline"]
-    sure = SetReader("D", parse_box.READER_SURE)
-    assert parse_box._corners_read_surely(sure, image, [bare, other], [[], outline], ["A", "C", "D"]) == [0]
-    assert parse_box._corners_read_surely(sure, image, [bare, own], [[], outline], ["A", "C", "D"]) == []
-    assert parse_box._corners_read_surely(sure, image, [bare, own], [[], []], ["A", "C", "D"]) == [0, 1]
-    unsure = SetReader("D", parse_box.READER_SURE - 0.01)
-    assert parse_box._corners_read_surely(unsure, image, [bare, other], [[], outline], ["A", "C", "D"]) == []
+    sure = SetReader("D", READER_SURE)
+    assert corners_read_surely(sure, image, [bare, other], [[], outline], ["A", "C", "D"]) == [0]
+    assert corners_read_surely(sure, image, [bare, own], [[], outline], ["A", "C", "D"]) == []
+    assert corners_read_surely(sure, image, [bare, own], [[], []], ["A", "C", "D"]) == [0, 1]
+    unsure = SetReader("D", READER_SURE - 0.01)
+    assert corners_read_surely(unsure, image, [bare, other], [[], outline], ["A", "C", "D"]) == []
     other_label = SetReader("C", 0.99)  # sure of a label the finder does not read most there
-    assert parse_box._corners_read_surely(other_label, image, [bare, other], [[], outline], ["A", "C", "D"]) == []
+    assert corners_read_surely(other_label, image, [bare, other], [[], outline], ["A", "C", "D"]) == []
 
 
 # box_accuracy.py's image 44 at seed 106: A, a 1 px box over a gradient. Its bottom side has two
 # strokes of its look 3 px apart on the side's profile (a scene edge beside it), which the rules
-# cannot tell apart (box_outline._told_apart) and reject both rectangles on them for coverage; the
+# cannot tell apart (_told_apart) and reject both rectangles on them for coverage; the
 # rules' fit keeps them as `untold`, not as `rejected`
 UNTOLD_SEED, UNTOLD_INDEX = 106, 44
 
@@ -183,9 +196,8 @@ def test_of_a_sides_untold_strokes_the_one_near_both_seen_corners_is_taken(a_at_
 def test_an_untold_box_is_placed_end_to_end(monkeypatch):
     """With the networks' recorded outputs A is placed within 2 px (every box placed is), and not
     at all where the rules' fit keeps no untold rectangles."""
-    from adapters.markers import box_outline
-    told_apart = box_outline._told_apart  # (called without the Rejections to keep them in)
-    assert_a_placed_only_as_it_is(monkeypatch, UNTOLD_SEED, UNTOLD_INDEX, box_outline, "_told_apart",
+    told_apart = _told_apart  # (called without the Rejections to keep them in)
+    assert_a_placed_only_as_it_is(monkeypatch, UNTOLD_SEED, UNTOLD_INDEX, "_told_apart",
                                   lambda *args: told_apart(*args[:5]))
 
 
@@ -193,16 +205,15 @@ def test_a_crossing_box_is_placed_end_to_end(monkeypatch):
     """Box seed 105 image 123's B, its outline rejected by the rules for a crossing and found drawn
     at 0.956 between its seen corners: placed within 2 px (every box placed is), and not at all
     with SEEN_CROSSING out of reach."""
-    from adapters.markers import seen_corners
-    assert_a_placed_only_as_it_is(monkeypatch, 105, 123, seen_corners, "SEEN_CROSSING", 1.01, label="B")
+    assert_a_placed_only_as_it_is(monkeypatch, 105, 123, "SEEN_CROSSING", 1.01, label="B")
 
 
 def test_a_crossing_rectangle_to_another_boxs_far_corner_leaves_the_box_to_last_box(monkeypatch):
     """Box seed 62 image 107: from C's corner the verifier finds the crossing rectangle to D's far
     corner drawn; it ends where D's outline ends, so it is not taken, and C is placed on its own
     box (every box placed within 2 px). Taken, it made the last look refuse C."""
-    between_anyway = parse_box.between_seen_corners
-    assert_a_placed_only_as_it_is(monkeypatch, 62, 107, parse_box, "between_seen_corners",
+    between_anyway = between_seen_corners
+    assert_a_placed_only_as_it_is(monkeypatch, 62, 107, "between_seen_corners",
                                   lambda *args: between_anyway(*args[:7]), label="C")
 
 
@@ -216,7 +227,7 @@ def test_an_untold_rectangle_with_a_line_going_on_is_weighed_as_a_crossing():
     """The untold rectangle on A's own stroke, lines crossing at a far corner, is taken at
     SEEN_CROSSING (not at SEEN_ACCEPTANCE, where a coverage rectangle is), and not where it
     ends at another box's far corner, as the rules' crossings."""
-    from adapters.markers.box_outline import lines_cross
+    from adapters.markers.boxes.measure import lines_cross
     _, box, corner, fits, fars = fits_from_a(CROSSING_UNTOLD_SEED, CROSSING_UNTOLD_INDEX)
     far = min(fits, key=lambda xy: abs(xy[0] - box[2]) + abs(xy[1] - box[3]))
     passed, rejected = fits[far]
@@ -231,19 +242,17 @@ def test_an_untold_rectangle_with_a_line_going_on_is_weighed_as_a_crossing():
     assert between(corner, fits, fars, 0.99, others=[another]) == []
 
 
-def test_an_untold_crossing_box_is_placed_end_to_end(monkeypatch):
+def test_an_untold_crossing_box_is_placed_end_to_end():
     """Box seed 86 image 23's A, a 1 px orange box whose top side has two strokes of its look 3 px
     apart, with a line going on past the bottom-right corner of the rectangle on its own (found
     drawn at 0.993): with the networks' recorded outputs A is placed within 2 px (every box placed
-    is), and not at all where an untold rectangle's crossing lines keep it to the coverage rule.
-    (At 90/59 B's box, placed without this, leaves A to the last box.)"""
-    from adapters.markers import seen_corners
-    assert_a_placed_only_as_it_is(monkeypatch, 86, 23, seen_corners, "lines_cross", lambda measures: False)
+    is): an untold rectangle between seen corners is judged as a crossing, not for coverage."""
+    assert_placed_right(86, 23)
 
 
 def test_a_box_between_seen_corners_fitted_on_its_stroke_a_few_px_from_the_finders_corner_is_placed(monkeypatch):
     """Box seed 154 image 134: A's rectangle between seen corners is rejected by the rules and found
     drawn, its fit on A's strokes but over LEARNED_FIT px from the finder's corner, whose line for that
-    side is on no ink. Near enough as parse_box._near_the_finders_corners judges (within STROKE_FIT),
+    side is on no ink. Near enough as near_the_finders_corners judges (within STROKE_FIT),
     A is placed right; within LEARNED_FIT only, as before, A is missing."""
-    assert_a_placed_only_as_it_is(monkeypatch, 154, 134, parse_box, "STROKE_FIT", parse_box.LEARNED_FIT)
+    assert_a_placed_only_as_it_is(monkeypatch, 154, 134, "STROKE_FIT", LEARNED_FIT)

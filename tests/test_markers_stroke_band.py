@@ -5,16 +5,18 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-from adapters.markers import parse_box, stroke_band
-from adapters.markers.box_outline import fit_outline
-from adapters.markers.detect import to_lab
-from adapters.markers.render import draw_boxes
-from adapters.markers.stroke_band import MAX_OFF_BAND, off_its_strokes, onto_strokes, stroke_across
+from adapters.markers.boxes.fit import fit_outline
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.render import draw_boxes
+from adapters.markers.thresholds import MAX_OFF_BAND
+from adapters.markers.boxes.stroke_band import off_its_strokes, onto_strokes, stroke_across
 from adapters.markers.types import Marker
 
 from marker_recordings import recorded_finder, recorded_reader
 from test_markers_boxes import BOXES, STYLE, benchmark_image, noisy
+from adapters.markers.boxes.final_checks import _onto_its_strokes
+from adapters.markers.boxes.read import read_boxes
+from adapters.markers.boxes.stroke_band import _bands, _beside_unplaceable_ink, _between_bands, _off_sides, _on_its_core
 
 A = BOXES["A"]
 
@@ -46,13 +48,13 @@ def test_a_placed_box_with_a_side_off_its_stroke_is_moved_onto_it_in_its_fitted_
     def marker(box):
         return Marker("A", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), 0.9, box=box, ring_width=fitted.width)
 
-    assert parse_box._onto_its_strokes(lab, marker(fitted.box), [fitted]) == marker(fitted.box)
-    moved = parse_box._onto_its_strokes(lab, marker((fitted.x0 + 2.0, *fitted.box[1:])), [fitted])
+    assert _onto_its_strokes(lab, marker(fitted.box), [fitted]) == marker(fitted.box)
+    moved = _onto_its_strokes(lab, marker((fitted.x0 + 2.0, *fitted.box[1:])), [fitted])
     assert moved is not None and max(abs(np.subtract(moved.box, fitted.box))) <= 0.75
     assert moved.xy == pytest.approx(((moved.box[0] + moved.box[2]) / 2, (moved.box[1] + moved.box[3]) / 2))
-    assert parse_box._onto_its_strokes(lab, marker((fitted.x0 + 3.0, *fitted.box[1:])), [fitted]) is None
+    assert _onto_its_strokes(lab, marker((fitted.x0 + 3.0, *fitted.box[1:])), [fitted]) is None
     off = marker((fitted.x0 + 3.0, *fitted.box[1:]))
-    assert parse_box._onto_its_strokes(lab, off, []) == off
+    assert _onto_its_strokes(lab, off, []) == off
 
 
 @pytest.mark.parametrize("width", [1, 2, 3, 4])
@@ -96,11 +98,11 @@ def test_a_side_between_two_lines_of_its_colour_is_not_moved_onto_either(width):
     above = dataclasses.replace(fitted, y1=y1 - 2.0)  # nothing but its own line near: moved onto it
     assert abs(onto_strokes(lab, above, fitted).y1 - y1) <= 0.75
     between = dataclasses.replace(fitted, y1=y1 + 3.0)
-    assert stroke_band._between_bands(stroke_band._bands(lab, between, 1, fitted))
-    assert 1 not in stroke_band._off_sides(lab, between, fitted)
+    assert _between_bands(_bands(lab, between, 1, fitted))
+    assert 1 not in _off_sides(lab, between, fitted)
     assert onto_strokes(lab, between, fitted) is between
     on_the_other = dataclasses.replace(fitted, y1=y1 + 6.0)  # a side on B's line: no gap, not between
-    assert not stroke_band._between_bands(stroke_band._bands(lab, on_the_other, 1, fitted))
+    assert not _between_bands(_bands(lab, on_the_other, 1, fitted))
 
 
 def test_a_side_on_its_stroke_with_a_fainter_line_beside_it_lies_on_its_core():
@@ -118,9 +120,9 @@ def test_a_side_on_its_stroke_with_a_fainter_line_beside_it_lies_on_its_core():
     assert fitted is not None and abs(fitted.x0 - x0) <= 0.75
     off, band_width = stroke_across(lab, fitted, 2, fitted)
     assert band_width >= 5 and off > 1.0  # the two strokes make one band, its middle off the side ...
-    assert stroke_band._on_its_core(stroke_band._bands(lab, fitted, 2, fitted))  # ... and the side lies on its core
+    assert _on_its_core(_bands(lab, fitted, 2, fitted))  # ... and the side lies on its core
     fringe = dataclasses.replace(fitted, x0=fitted.x0 - 2.0)
-    assert not stroke_band._on_its_core(stroke_band._bands(lab, fringe, 2, fitted))
+    assert not _on_its_core(_bands(lab, fringe, 2, fitted))
 
 
 def test_a_side_beside_a_merged_band_is_off_its_strokes_and_not_moved():
@@ -135,14 +137,14 @@ def test_a_side_beside_a_merged_band_is_off_its_strokes_and_not_moved():
     fitted = fit_outline(lab, A)
     assert fitted is not None
     on_its_line = dataclasses.replace(fitted, y1=y1)
-    assert not stroke_band._beside_unplaceable_ink(lab, on_its_line, fitted)
+    assert not _beside_unplaceable_ink(lab, on_its_line, fitted)
     beside = dataclasses.replace(fitted, y1=y1 + 2.2)
     _, band_width = stroke_across(lab, beside, 1, fitted)
     assert band_width >= 4  # the two strokes' band
-    assert stroke_band._beside_unplaceable_ink(lab, beside, fitted) and off_its_strokes(lab, beside, fitted)
+    assert _beside_unplaceable_ink(lab, beside, fitted) and off_its_strokes(lab, beside, fitted)
     assert onto_strokes(lab, beside, fitted) is None
     farther = dataclasses.replace(fitted, y1=y1 + 4.0)  # over BLIND_GAP px past it: no judgement of the band's
-    assert not stroke_band._beside_unplaceable_ink(lab, farther, fitted)
+    assert not _beside_unplaceable_ink(lab, farther, fitted)
 
 
 @pytest.mark.parametrize("seed, index, label, placed", [(199, 93, "A", True), (200, 30, "B", True),
@@ -164,7 +166,7 @@ def _placed_right_or_refused_off_its_stroke(seed, index, label, placed):
     placed or not as `placed` says (refused as lying off its stroke), and every box placed lies
     within 2 px."""
     drawn, boxes, _ = benchmark_image(seed, index)
-    markers, missing, _ = parse_box.read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
+    markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert (label in markers) is placed
     if not placed:
         assert "lies off the middle of its stroke" in missing[label]

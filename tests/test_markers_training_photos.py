@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from adapters.markers.centre_finder import CentreFinder
-from adapters.markers.corner_finder import CornerFinder
-from adapters.markers.corner_reader import CornerReader
-from adapters.markers.patch_reader import PatchReader
-from adapters.markers.scenes import box_training_scene, load_photos, photos_warning, training_scene
-from adapters.markers.training_photos import TRAINING_PHOTOS, tinted, training_photos
+from adapters.markers.nets.centre_finder import CentreFinder
+from adapters.markers.nets.corner_finder import CornerFinder
+from adapters.markers.nets.corner_reader import CornerReader
+from adapters.markers.nets.patch_reader import PatchReader
+from adapters.markers.draw.scenes import box_training_scene, load_photos, photos_warning, training_scene
+from adapters.markers.draw.training_photos import TRAINING_PHOTOS, tinted, training_photos
 from train.markers_corner_reader import main as train_corner_reader
 from train.markers_corners import main as train_corner_finder
 from train.markers_finder import main as train_centre_finder

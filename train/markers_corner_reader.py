@@ -1,15 +1,15 @@
-"""Train the box corner reader (adapters/markers/corner_reader.py) on rendered scenes, on a CPU or a GPU.
+"""Train the box corner reader (adapters/markers/nets/corner_reader.py) on rendered scenes, on a CPU or a GPU.
 
-Every step renders fresh box scenes (scenes.box_training_scene: labelled boxes in the training
+Every step renders fresh box scenes (draw.scenes.box_training_scene: labelled boxes in the training
 fonts only, decoy rectangles and characters, procedural backgrounds and 2 in 5 a tinted crop of one
-of scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and crops a patch at
+of scikit-image's sample photographs (draw/training_photos.py; never the benchmark's), JPEG) and crops a patch at
 each labelled box's top-left corner (jittered by up to JITTER px, the outline fit's error) with
 its label, and, as "none", at every bottom-right corner, decoy rectangle's top-left corner, point
-where two boxes' lines cross (but those within scenes.CROSSING_AT_LABEL px of a labelled corner,
+where two boxes' lines cross (but those within draw.scenes.CROSSING_AT_LABEL px of a labelled corner,
 which to the reader are that corner) and a few random points. Writes the weights with a JSON record that
 CornerReader.load returns with the file's sha256. The loop is train/rendered_fit.py's.
 
-    python -m train.markers_corner_reader [--output adapters/markers/weights/corner_reader.safetensors]
+    python -m train.markers_corner_reader [--output adapters/markers/nets/weights/corner_reader.safetensors]
         [--steps 8000] [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
         [--any-labels]   (each scene's boxes carry any of A-D, not BOX_LABEL_SETS' A, B, ...)
@@ -24,10 +24,10 @@ import json
 
 import numpy as np
 
-from adapters.markers.corner_finder import BOX_LABELS
-from adapters.markers.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
-from adapters.markers.patch_reader import NONE, crop_patches
-from adapters.markers.scenes import CROSSING_AT_LABEL, any_box_labels, box_training_scene
+from adapters.markers.nets.corner_finder import BOX_LABELS
+from adapters.markers.nets.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
+from adapters.markers.nets.patch_reader import NONE, crop_patches
+from adapters.markers.draw.scenes import CROSSING_AT_LABEL, any_box_labels, box_training_scene
 from train.markers_corners import add_any_labels_option
 from train.markers_reader import add_small_labels_option, jittered, reader_loss, small_label_style
 from train.rendered_fit import SceneSamples, arguments, fit
@@ -39,7 +39,7 @@ SCENE_POINTS = 2  # random points per scene cropped as "none"
 class CornerPatchStream(SceneSamples):
     """(patch (6, PATCH, PATCH), class index) pairs: one per corner or crossing, plus SCENE_POINTS.
 
-    any_labels: each scene's boxes carry labels drawn from all of A-D (scenes.any_box_labels: the
+    any_labels: each scene's boxes carry labels drawn from all of A-D (draw.scenes.any_box_labels: the
     shipped reader took 27 of the benchmark's 1,003 D corners for B); small_labels: the fraction
     of scenes whose labels are SMALL_LABEL_HEIGHT coloured text (half the shipped reader's
     misreadings at the benchmark's true corners are 8-9 px labels)."""

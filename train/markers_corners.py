@@ -1,17 +1,17 @@
-"""Train the box corner finder (adapters/markers/corner_finder.py) on rendered scenes, on a CPU or a GPU.
+"""Train the box corner finder (adapters/markers/nets/corner_finder.py) on rendered scenes, on a CPU or a GPU.
 
-Every step renders fresh whole scenes (scenes.box_training_scene: labelled boxes in the training
+Every step renders fresh whole scenes (draw.scenes.box_training_scene: labelled boxes in the training
 fonts only, decoy rectangles and characters, procedural backgrounds and 2 in 5 a tinted crop of one
-of scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and fits CenterNet
+of scikit-image's sample photographs (draw/training_photos.py; never the benchmark's), JPEG) and fits CenterNet
 heatmaps at each box's top-left corner (its label's class) and every rectangle's bottom-right
 corner. Writes the weights with a JSON record (seed, steps, fonts, versions, held-out fonts) that
 CornerFinder.load returns with the file's sha256. The loop and command line are
 train/markers_finder.py's (train_heatmaps).
 
-    python -m train.markers_corners [--output adapters/markers/weights/corner_finder.safetensors] [--steps 5000]
+    python -m train.markers_corners [--output adapters/markers/nets/weights/corner_finder.safetensors] [--steps 5000]
         [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
-        [--any-labels]   (each scene's boxes carry any of A-D, not BOX_LABEL_SETS' A, B, ...: scenes.any_box_labels)
+        [--any-labels]   (each scene's boxes carry any of A-D, not BOX_LABEL_SETS' A, B, ...: draw.scenes.any_box_labels)
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import argparse
 
 import numpy as np
 
-from adapters.markers.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
-from adapters.markers.scenes import any_box_labels, box_training_scene
+from adapters.markers.nets.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
+from adapters.markers.draw.scenes import any_box_labels, box_training_scene
 from train.markers_finder import SceneStream, train_heatmaps
 
 
 def add_any_labels_option(parser: argparse.ArgumentParser) -> None:
-    """--any-labels: each scene's boxes carry labels drawn from all of A-D (scenes.any_box_labels)
+    """--any-labels: each scene's boxes carry labels drawn from all of A-D (draw.scenes.any_box_labels)
     rather than BOX_LABEL_SETS' (this script's and the corner reader's)."""
     parser.add_argument("--any-labels", action="store_true",
                         help="each scene's boxes carry any of A-D, so that each label is as common")
@@ -34,7 +34,7 @@ def add_any_labels_option(parser: argparse.ArgumentParser) -> None:
 
 class CornerStream(SceneStream):
     """The centre finder's samples, from box scenes, with a heatmap per corner class.
-    any_labels: each scene's boxes carry labels drawn from all of A-D (scenes.any_box_labels)."""
+    any_labels: each scene's boxes carry labels drawn from all of A-D (draw.scenes.any_box_labels)."""
 
     scene = staticmethod(box_training_scene)
     classes = CORNER_CLASSES

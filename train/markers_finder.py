@@ -1,12 +1,12 @@
-"""Train the marker centre finder (adapters/markers/centre_finder.py) on rendered scenes, on a CPU or a GPU.
+"""Train the marker centre finder (adapters/markers/nets/centre_finder.py) on rendered scenes, on a CPU or a GPU.
 
-Every step renders fresh whole scenes (scenes.training_scene: markers in the training fonts only,
+Every step renders fresh whole scenes (draw.scenes.training_scene: markers in the training fonts only,
 decoy rings and characters, procedural backgrounds and 2 in 5 a tinted crop of one of
-scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and fits CenterNet heatmaps at the
+scikit-image's sample photographs (draw/training_photos.py; never the benchmark's), JPEG) and fits CenterNet heatmaps at the
 markers' centres. Writes the weights with a JSON record (seed, steps, fonts, versions, held-out
 fonts) that CentreFinder.load returns with the file's sha256. The loop is train/rendered_fit.py's.
 
-    python -m train.markers_finder [--output adapters/markers/weights/centre_finder.safetensors] [--steps 5000]
+    python -m train.markers_finder [--output adapters/markers/nets/weights/centre_finder.safetensors] [--steps 5000]
         [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--device cuda --workers N]   (on a GPU, N processes rendering scenes)
 """
@@ -18,7 +18,7 @@ import json
 
 import torch
 
-from adapters.markers.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
+from adapters.markers.nets.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
 from adapters.markers.labels import LABELS
 from train.rendered_fit import SceneSamples, arguments, fit
 

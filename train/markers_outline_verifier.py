@@ -1,12 +1,12 @@
-"""Train the outline verifier (adapters/markers/outline_verifier.py) on the rectangles the box
-outline's hand rules turn away, on a CPU.
+"""Train the outline verifier (adapters/markers/nets/outline_verifier.py) on the rectangles the box
+outlines' hand rules (boxes.measure) turn away, on a CPU.
 
-Renders box scenes (scenes.box_training_scene: labelled boxes in the training fonts only, decoy
+Renders box scenes (draw.scenes.box_training_scene: labelled boxes in the training fonts only, decoy
 rectangles, JPEG; procedural backgrounds, or with --photos 2 in 5 a tinted crop of scikit-image's
-sample photographs as the corner finder and reader saw (training_photos.py; never the
-benchmark's; the shipped verifier saw none)), reads each with parse_box.read_boxes
+sample photographs as the corner finder and reader saw (draw/training_photos.py; never the
+benchmark's; the shipped verifier saw none)), reads each with boxes.read.read_boxes
 and the shipped corner finder, corner reader and glyph classifier, with a recorder
-(box_outline.Rejections) in the verifier's place: it is asked exactly what the verifier is asked
+(boxes.measure.Rejections) in the verifier's place: it is asked exactly what the verifier is asked
 at run time (every rectangle the hand rules rejected, from a candidate corner that starts no
 outline by them), and accepts none; the rectangles rejected for an overrulable reason are kept. A rectangle is drawn when each of its coordinates lies within TOLERANCE
 px of a rectangle the scene drew (a labelled box or a decoy): the box parser's benchmark's bar.
@@ -22,7 +22,7 @@ hand rules, so a verifier is fitted again whenever either changes; --rows FILE k
 rows (.npz) and, when FILE exists and was read the same way (scenes, seed, photographs, networks,
 the parser's source: reading_key), fits on it without reading a scene (another --width in seconds).
 
-    python -m train.markers_outline_verifier [--output adapters/markers/weights/outline_verifier.safetensors]
+    python -m train.markers_outline_verifier [--output adapters/markers/nets/weights/outline_verifier.safetensors]
         [--scenes 12000] [--validation 4000] [--workers 2] [--seed 0] [--width 16] [--photos]
         [--rows FILE.npz]
 """
@@ -39,15 +39,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
-from adapters.markers import box_outline
-from adapters.markers.box_outline import OutlineMeasures, Rejections
-from adapters.markers.corner_finder import BOX_LABELS, default_corner_finder
-from adapters.markers.corner_reader import default_corner_reader
-from adapters.markers.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
-from adapters.markers.parse_box import read_boxes
-from adapters.markers.scenes import TrainingScene, box_training_scene
-from adapters.markers.training_photos import photos_record, training_photos
+from adapters.markers.boxes.outline import OutlineMeasures
+from adapters.markers.boxes.measure import Rejections
+from adapters.markers.boxes import fit as fit_outline_module
+from adapters.markers.nets.corner_finder import BOX_LABELS, default_corner_finder
+from adapters.markers.nets.corner_reader import default_corner_reader
+from adapters.markers.nets.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
+from adapters.markers.boxes.read import read_boxes
+from adapters.markers.draw.scenes import TrainingScene, box_training_scene
+from adapters.markers.draw.training_photos import photos_record, training_photos
 from train.rendered_fit import training_fonts
 
 TOLERANCE = 2.0  # px each coordinate of a drawn rectangle may be off
@@ -153,7 +153,7 @@ def reading_key(args: argparse.Namespace) -> dict:
     """What the read rows depend on: the scenes, the networks that read them and the parser's source."""
     reader = default_corner_reader()
     source = hashlib.sha256()
-    for path in sorted(Path(box_outline.__file__).parent.glob("*.py")):
+    for path in sorted(Path(fit_outline_module.__file__).parents[1].glob("**/*.py")):
         source.update(path.read_bytes())
     return {"seed": args.seed, "scenes": args.scenes, "validation_scenes": args.validation,
             "photos": args.photos, "corner_finder_sha256": default_corner_finder().record.get("sha256"),

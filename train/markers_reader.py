@@ -1,14 +1,14 @@
-"""Train the marker patch reader (adapters/markers/patch_reader.py) on rendered scenes, on a CPU or a GPU.
+"""Train the marker patch reader (adapters/markers/nets/patch_reader.py) on rendered scenes, on a CPU or a GPU.
 
-Every step renders fresh scenes (scenes.training_scene: markers in the training fonts only,
+Every step renders fresh scenes (draw.scenes.training_scene: markers in the training fonts only,
 decoy rings and characters, procedural backgrounds or, 2 in 5, a tinted crop of one of
-scikit-image's sample photographs (training_photos.py; never the benchmark's), JPEG) and crops
+scikit-image's sample photographs (draw/training_photos.py; never the benchmark's), JPEG) and crops
 a patch at each marker centre (jittered by up to JITTER px, as the ring detector's centres are)
 and at each decoy / glyph / scene point (class "none"). Writes the weights with a JSON record
 (seed, steps, fonts, photographs, versions, held-out fonts) that PatchReader.load returns with
 the file's sha256. The loop is train/rendered_fit.py's.
 
-    python -m train.markers_reader [--output adapters/markers/weights/patch_reader.safetensors] [--steps 6000]
+    python -m train.markers_reader [--output adapters/markers/nets/weights/patch_reader.safetensors] [--steps 6000]
         [--init FILE]   (continue from saved weights)   [--no-photos]   (procedural backgrounds only)
         [--small-labels F]   (a fraction F of scenes with the hardest labels: 8-10.5 px coloured text)
         [--off-centre N]   (N patches per marker centred 5-30 px from it, class none)
@@ -24,7 +24,7 @@ import json
 import numpy as np
 import torch
 
-from adapters.markers.patch_reader import CLASSES, NONE, WEIGHTS, PatchReader, crop_patches
+from adapters.markers.nets.patch_reader import CLASSES, NONE, WEIGHTS, PatchReader, crop_patches
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.5  # px: marker centres are cropped up to this far off (the ring fit's error)

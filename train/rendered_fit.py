@@ -23,21 +23,21 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from adapters.markers.fonts import available_fonts
-from adapters.markers.glyphs import HELD_OUT_FONTS
-from adapters.markers.scenes import TrainingScene, training_scene
-from adapters.markers.training_photos import photos_record, training_photos
-from adapters.markers.weights_file import TrainedNetwork
+from adapters.markers.draw.fonts import available_fonts
+from adapters.markers.nets.glyphs import HELD_OUT_FONTS
+from adapters.markers.draw.scenes import TrainingScene, training_scene
+from adapters.markers.draw.training_photos import photos_record, training_photos
+from adapters.markers.nets.weights_file import TrainedNetwork
 from specialists.precision import bf16_is_fast
 
 
 def training_fonts() -> list[str]:
-    """Every available font but the held-out ones (glyphs.HELD_OUT_FONTS), which stay unseen."""
+    """Every available font but the held-out ones (nets.glyphs.HELD_OUT_FONTS), which stay unseen."""
     return [f.name for f in available_fonts() if f.name not in HELD_OUT_FONTS]
 
 
 class SceneSamples(IterableDataset):
-    """Endless training samples from fresh scenes (`scene`: scenes.training_scene unless a subclass
+    """Endless training samples from fresh scenes (`scene`: draw.scenes.training_scene unless a subclass
     names another); each DataLoader worker renders its own stream. Subclasses turn one scene into
     samples (`samples`)."""
 

@@ -7,11 +7,11 @@ them for synthetic data, inpaint them away, or take known coordinates from a sid
     load_markers(path) -> {idx: {"image_1": {label: coords}}}   (--markers FILE)
 """
 
+from .draw.render import MarkerStyle, draw_boxes, draw_points
+from .find import find_markers, parse_question
 from .inpaint import inpaint_image, inpaint_markers
 from .labels import MARKER_TASKS, expected_markers, has_markers
-from .find import find_markers, parse_question
-from .parse import parse_image
-from .render import MarkerStyle, draw_boxes, draw_points
+from .points.parse import parse_image
 from .sidecar import MarkersFileError, apply_markers, load_markers
 from .types import Marker, MarkerError, MarkerSet
 

@@ -2,9 +2,10 @@
 
 The question-level step over the image parsers: positions given with the question (a --markers
 file, a generator) win; otherwise each image is read in BLINK's own style first (points:
-blink_style; Object_Localization's boxes: blink_boxes), and the labels that pass leaves by the
-general readers (points: parse.parse_image; boxes: parse_box.read_boxes). Images larger than MAX_PARSE_SIDE are read
-shrunk and their markers mapped back. One parse per question object is cached.
+blink_style.points; Object_Localization's boxes: blink_style.boxes), and the labels that pass
+leaves by the general readers (points: points.parse.parse_image; boxes: boxes.read.read_boxes).
+Images larger than MAX_PARSE_SIDE are read shrunk and their markers mapped back. One parse per
+question object is cached.
 
     find_markers(question) -> MarkerSet      parse_question(question) -> (MarkerSet, details)
     parse_details(question) -> {image key: ImageParse}   (what the last find_markers saw)
@@ -19,17 +20,17 @@ from typing import Mapping, Sequence
 import cv2
 import numpy as np
 
-from ..questions import MCQuestion
-from . import parse
-from .blink_style import read_blink_points
-from .corner_finder import WEIGHTS as CORNER_WEIGHTS
-from .corner_finder import default_corner_finder
-from .glyphs import GlyphClassifier
-from .labels import MARKER_TASKS, expected_markers, ring_colour
-from .blink_boxes import read_blink_boxes
-from .parse_box import read_boxes
-from .types import Marker, MarkerError, MarkerSet
+from adapters.questions import MCQuestion
 
+from .blink_style.boxes import read_blink_boxes
+from .blink_style.points import read_blink_points
+from .boxes.read import read_boxes
+from .labels import MARKER_TASKS, expected_markers, ring_colour
+from .nets.corner_finder import WEIGHTS as CORNER_WEIGHTS
+from .nets.corner_finder import default_corner_finder
+from .nets.glyphs import GlyphClassifier
+from .points import parse
+from .types import Marker, MarkerError, MarkerSet
 
 # One parse per question object: rules ask for points and for clean images separately.
 _PARSED: dict[int, tuple[tuple, MarkerSet | MarkerError, dict]] = {}
@@ -56,7 +57,7 @@ def known_markers(question: MCQuestion) -> MarkerSet:
 
 def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[int],
                       classifier: GlyphClassifier | None = None) -> parse.ImageParse:
-    """Points on a BLINK image: BLINK's own drawing read first (blink_style, source
+    """Points on a BLINK image: BLINK's own drawing read first (blink_style.points, source
     "blink_style"); the labels it leaves go to the general parser (parse_image), whose markers
     are taken for those labels only, and not on a ring the first pass gave another label."""
     first = read_blink_points(rgb, labels, colour)
@@ -81,8 +82,8 @@ def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
 
 
 def boxes_blink_first(rgb: np.ndarray, labels: Sequence[str], corner_finder) -> parse.ImageParse:
-    """Boxes on a BLINK image: BLINK's own drawing read first (blink_boxes, source
-    "blink_style"); the labels it leaves go to the general box reader (parse_box.read_boxes),
+    """Boxes on a BLINK image: BLINK's own drawing read first (blink_style.boxes, source
+    "blink_style"); the labels it leaves go to the general box reader (boxes.read.read_boxes),
     whose boxes are taken for those labels only."""
     first = read_blink_boxes(rgb, labels)
     if not first.missing:

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from ..questions import MCQuestion
+from adapters.questions import MCQuestion
+
 from .types import Marker
 
 # A sidecar gives positions only: rings are drawn with radius 5-15 px, so the annulus between

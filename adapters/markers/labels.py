@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..questions import MCQuestion
+from adapters.questions import MCQuestion
 
 REF = "REF"
+
+
 LABELS = ("A", "B", "C", "D", "E", REF)  # every label the parser can read
+
 
 # task -> (kind, images holding the REF point, image holding the lettered points)
 # kind: "point" = circle + label; "box" = rectangle + label.
@@ -24,8 +27,12 @@ MARKER_TASKS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "Functional_Correspondence": ("point", ("image_1",), "image_2"),
     "Object_Localization": ("box", (), "image_1"),
 }
-# The colour BLINK drew each point task's rings in (read first by blink_style); red elsewhere.
+
+
+# The colour BLINK drew each point task's rings in (read first by blink_style.points); red elsewhere.
 RING_COLOURS: dict[str, tuple[int, int, int]] = {"Relative_Reflectance": (255, 255, 255)}
+
+
 BLINK_RED = (255, 0, 0)
 
 

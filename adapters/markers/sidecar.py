@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from ..questions import MCQuestion
+from adapters.questions import MCQuestion
 
 Coordinates = dict[str, dict[str, dict[str, tuple[float, ...]]]]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..questions import QuestionError
+from adapters.questions import QuestionError
 
 
 class MarkerError(QuestionError):
@@ -34,10 +34,11 @@ class Marker:
     box, else None. radius / ring_width: the circle drawn (None when unknown, e.g. from a sidecar).
     label_box: (x0, y0, x1, y1) of the label's ink (or its dark box) when it was read from the image.
     source: "parsed", "elimination" (its label was not read: the one label left, or read only
-    against the labels left; see parse._by_elimination and, for boxes, parse_box._by_elimination),
-    "patch" (read by the patch reader from the pixels around the ring; see parse._place_by_patches),
-    "finder" (proposed by the centre finder and read by the patch reader; see
-    parse._place_by_finder), "sidecar" or "generated".
+    against the labels left; see points.elimination and, for boxes, boxes.elimination),
+    "patch" (read by the patch reader from the pixels around the ring; see
+    points.patch_opinion.place_by_patches), "finder" (proposed by the centre finder and read by
+    the patch reader; see points.finder_opinion.place_by_finder), "blink_style" (read in BLINK's
+    own drawing; see blink_style/), "sidecar" or "generated".
     """
 
     label: str

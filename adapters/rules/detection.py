@@ -176,7 +176,7 @@ class DetectorTasks(ModelSolver):
             return counting_decision(question, output, float(self.settings["threshold"]), rule)
         if question.task == "Spatial_Relation":
             return spatial_decision(question, output, relation_triple(question)[1], rule)
-        from ..markers import find_markers
+        from adapters.markers import find_markers
 
         drawn = {label: m.box for label, m in find_markers(question).images.get("image_1", {}).items() if m.box}
         return localization_decision(question, output, drawn, rule)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ..markers import find_markers, inpaint_markers
+from adapters.markers import find_markers, inpaint_markers
 from ..questions import MCQuestion
 
 

@@ -21,9 +21,9 @@ from tqdm import tqdm
 from checkpoints.locations import specialists_home
 
 from ..blink_writer import BlinkRow, write_blink_folder
-from ..markers.blink_draw import BlinkStyle, blink_jpeg, draw_blink_points
-from ..markers.labels import ring_colour
-from ..markers.render import MarkerStyle, draw_points
+from adapters.markers.draw.blink import BlinkStyle, blink_jpeg, draw_blink_points
+from adapters.markers.labels import ring_colour
+from adapters.markers.draw.render import MarkerStyle, draw_points
 from .generators import GENERATORS
 from .textures import TextureSource
 

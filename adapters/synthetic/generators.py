@@ -13,7 +13,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from ..markers.blink_draw import blink_jpeg
+from adapters.markers.draw.blink import blink_jpeg
 from .scene3d import look_at, random_scene, render
 from .textures import TextureSource
 
