@@ -1,6 +1,9 @@
 import pytest
 
-from blink_fixture import make_blink_fixture
+# box_scenes' helpers assert (all_placed_right_and_then_without): rewrite them as in a test file
+pytest.register_assert_rewrite("box_scenes")
+
+from blink_fixture import make_blink_fixture  # noqa: E402
 
 
 @pytest.fixture

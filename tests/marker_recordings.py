@@ -1,6 +1,6 @@
 """The shipped corner finder's and corner reader's outputs on the box benchmark's images, played
 back: `recorded_finder()` and `recorded_reader()` stand in for default_corner_finder() and
-default_corner_reader() in the tests that reach one of parse_box's rules through what the
+default_corner_reader() in the tests that reach one of the box reader's rules through what the
 networks read on a benchmark image (seed 64 image 176's D, placed by elimination where the
 finder reads it at 0.31 and the reader sees "none").
 

@@ -97,10 +97,8 @@ def match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: Pat
                                                            for j in columns]), parsed)
     chance = np.array([[probabilities[col, CLASSES.index(label)] for col in range(len(columns))]
                        for label in unreadable])  # chance[k, col]: label k at circle columns[col]
-    order, why = _decisive_matching(chance)
-    if why:
-        for label in unreadable:
-            parsed.missing[label] += f"; patch reader at those circles: {why}"
+    order = _decisive_matching(chance, unreadable, parsed, "those circles")
+    if order is None:
         return
     for k, col in enumerate(order):
         label, c = unreadable[k], parsed.circles[columns[col]]
@@ -111,19 +109,23 @@ def match_eliminable_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: Pat
                                        colour=c.colour, source="elimination")
 
 
-def _decisive_matching(chance: np.ndarray) -> tuple[tuple[int, ...], str]:
-    """chance[k, i]: the patch reader's probability of label k at circle i (as many circles as
-    labels) -> (the matching, circle of each label, whose product of probabilities beats every
-    other matching's PATCH_MATCH_RATIO times with each label read with p >= PATCH_MATCH_MIN, "")
-    or ((), why there is none)."""
+def _decisive_matching(chance: np.ndarray, labels: Sequence[str], parsed: ImageParse,
+                       where: str) -> tuple[int, ...] | None:
+    """chance[k, i]: the patch reader's probability of `labels`[k] at circle i (as many circles as
+    labels) -> the matching, circle of each label, whose product of probabilities beats every
+    other matching's PATCH_MATCH_RATIO times with each label read with p >= PATCH_MATCH_MIN; or
+    None, with why noted on each label's missing reason (the reader read them at `where`)."""
     ranked = sorted(((float(np.prod([chance[k, i] for k, i in enumerate(order)])), order)
                      for order in itertools.permutations(range(chance.shape[1]))), reverse=True)
     (best, order), runner_up = ranked[0], ranked[1][0]
     weakest = min(chance[k, i] for k, i in enumerate(order))
     if best < PATCH_MATCH_RATIO * runner_up or weakest < PATCH_MATCH_MIN:
-        return (), (f"no matching stands out (likeliest {best:.2g}, next {runner_up:.2g}, "
-                    f"its least sure label p={weakest:.2f})")
-    return order, ""
+        why = (f"no matching stands out (likeliest {best:.2g}, next {runner_up:.2g}, "
+               f"its least sure label p={weakest:.2f})")
+        for label in labels:
+            parsed.missing[label] += f"; patch reader at {where}: {why}"
+        return None
+    return order
 
 
 def match_left_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchReader, judged: Sequence[Circle]) -> None:
@@ -155,10 +157,8 @@ def match_left_by_patches(rgb: np.ndarray, parsed: ImageParse, reader: PatchRead
     if len(reading) != len(missing) or not rings_alike([c for c, _ in reading] + placed_rings):
         return
     chance = np.array([[row[column] for _, row in reading] for column in columns])
-    order, why = _decisive_matching(chance)
-    if why:
-        for label in missing:
-            parsed.missing[label] += f"; patch reader at the {len(reading)} free circles reading as these labels: {why}"
+    order = _decisive_matching(chance, missing, parsed, f"the {len(reading)} free circles reading as these labels")
+    if order is None:
         return
     for k, i in enumerate(order):
         label, c = missing[k], reading[i][0]

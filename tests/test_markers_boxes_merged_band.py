@@ -1,4 +1,4 @@
-"""merged_side.refit_merged: a side another line of its colour touches is placed by its free edge."""
+"""boxes.merged_band.refit_merged: a side another line of its colour touches is placed by its free edge."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_a_merged_side_is_placed_by_its_free_edge(side, moved):
 def test_a_narrow_side_beside_another_line_is_not_refitted():
     """A right side drawn 3 px wide (the box's others 6 px) with a line touching it 2 px past it:
     its ends do not lie where the box's edges do, so where it lies cannot be told, and the refit
-    declines (read_boxes then leaves the label unplaced, test_markers_boxes)."""
+    declines (read_boxes then leaves the label unplaced, test_markers_boxes_fit)."""
     image = box_with_a_line_beside("right", touching=False)
     image[50:156, 198:201] = image[50:156, 230:233]  # the side's first 3 px back to the scene
     assert refit_merged(to_lab(image), fitted(image, x1=202.0)) is None
@@ -89,12 +89,12 @@ def test_a_refit_further_than_max_shift_or_without_a_merged_side_is_declined(mon
         plain = box_with_a_line_beside("right", touching=False)
         if not apart:
             plain[60:150, 206:212] = plain[60:150, 220:226]
-        assert refit_merged(to_lab(plain), fitted(plain)) is None  # box_outline's flag stands
+        assert refit_merged(to_lab(plain), fitted(plain)) is None  # the fit's flag stands
 
 
 def unflagged(image: np.ndarray, x1: float = TRUTH[2], **fields) -> Outline:
     """As `fitted` (right side at `x1`, other Outline `fields` changed), but the fit did not flag
-    the side as merged (box_outline saw no narrower side)."""
+    the side as merged (the fit saw no narrower side)."""
     return dataclasses.replace(fitted(image, x1=x1), merged=False, **fields)
 
 
@@ -130,7 +130,7 @@ def test_a_second_opinion_declines_where_the_free_edge_is_not_clear(why):
 
 
 def test_settled_refits_a_flagged_side_and_moves_an_unflagged_one_only_on_a_clear_second_opinion():
-    """parse_box._settled, which read_boxes, the naming and elimination place every outline
+    """boxes.geometry.settled_outline, which read_boxes, the naming and elimination place every outline
     through: a flagged outline is refitted (None, left unplaced, when that cannot be told); an
     unflagged one is moved where a second opinion is clear, else placed as fitted."""
     from adapters.markers.boxes.geometry import settled_outline

@@ -21,7 +21,7 @@ from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene
 from train.markers_outline_verifier import main as train_main, strict_threshold
 
 from marker_oracles import OracleFinder
-from test_markers_boxes import BOXES, noisy, outlines_only, read_boxes
+from box_scenes import BOXES, noisy, outlines_only, read_boxes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # outline_verifier_validation
 

@@ -16,7 +16,7 @@ from train.markers_corner_reader import CornerPatchStream, main as train_main
 from train.markers_reader import SMALL_LABEL_HEIGHT
 
 from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
-from test_markers_boxes import BOXES, noisy, outlines_only
+from box_scenes import BOXES, noisy, outlines_only
 
 A, B = BOXES["A"], BOXES["B"]
 FARS = [(A[2], A[3], {FAR_CORNER: 0.9}), (B[2], B[3], {FAR_CORNER: 0.9})]

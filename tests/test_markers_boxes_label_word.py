@@ -1,4 +1,4 @@
-"""box_label: the word written at a drawn box's top-left corner, read by the glyph classifier as a
+"""boxes.label_word: the word written at a drawn box's top-left corner, read by the glyph classifier as a
 second opinion on the corner finder's label."""
 
 import cv2

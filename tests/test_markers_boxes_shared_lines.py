@@ -1,4 +1,4 @@
-"""read_boxes' last look for a box that took another box's line (borrowed_line): a side on another
+"""read_boxes' last look for a box that took another box's line (boxes.shared_lines): a side on another
 placed box's line where the corner finder saw its corner elsewhere, or two boxes ending at one
 far corner. Boxes that share a line as drawn are placed."""
 
@@ -9,7 +9,7 @@ from adapters.markers.boxes.shared_lines import borrowed_side, shared_sides, sha
 from adapters.markers.nets.centre_finder import Proposal
 
 from marker_recordings import recorded_finder, recorded_reader
-from test_markers_boxes import benchmark_image
+from box_scenes import benchmark_image
 from adapters.markers.boxes.read import read_boxes
 
 H, W = 240, 320

@@ -13,7 +13,7 @@ from adapters.markers.boxes.stroke_band import off_its_strokes, onto_strokes, st
 from adapters.markers.types import Marker
 
 from marker_recordings import recorded_finder, recorded_reader
-from test_markers_boxes import BOXES, STYLE, benchmark_image, noisy
+from box_scenes import BOXES, STYLE, benchmark_image, noisy
 from adapters.markers.boxes.final_checks import _onto_its_strokes
 from adapters.markers.boxes.read import read_boxes
 from adapters.markers.boxes.stroke_band import _bands, _beside_unplaceable_ink, _between_bands, _off_sides, _on_its_core
