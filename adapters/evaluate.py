@@ -28,7 +28,7 @@ from checkpoints.hashing import sha256_file
 from .answers import load_answers
 from .blink import BlinkReader
 from adapters.markers import apply_markers, load_markers
-from adapters.markers.points.parse import parser_networks
+from adapters.markers.find import parser_networks
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign

@@ -36,7 +36,7 @@ from adapters.markers.nets.corner_finder import CornerFinder, default_corner_fin
 from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader  # noqa: E402
 from adapters.markers.draw.fonts import available_fonts  # noqa: E402
 from adapters.markers.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
-from adapters.markers.nets.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
+from adapters.markers.boxes.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
 from adapters.markers.boxes.read import read_boxes  # noqa: E402
 from adapters.markers.draw.scenes import BOX_LABEL_SETS, benchmark_case, load_photos, photos_warning  # noqa: E402
 

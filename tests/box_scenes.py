@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
 from adapters.markers.draw.render import MarkerStyle
-from adapters.markers.draw.scenes import FAR_CORNER
+from adapters.markers.labels import FAR_CORNER
 from adapters.markers.nets.corner_finder import CORNER_CLASSES
 
 from marker_oracles import OracleFinder

@@ -15,7 +15,7 @@ from adapters.markers.boxes.outline import Outline
 from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
 from adapters.markers.colour import to_lab
 from adapters.markers.draw.render import MarkerStyle, draw_boxes
-from adapters.markers.draw.scenes import FAR_CORNER
+from adapters.markers.labels import FAR_CORNER
 from adapters.markers.nets.centre_finder import Proposal
 from adapters.markers.nets.corner_finder import CORNER_CLASSES
 from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES

@@ -89,7 +89,7 @@ def test_of_two_outlines_at_a_corner_the_one_the_verifier_finds_drawn_alone_is_t
     finds drawn at ACCEPTANCE is the box when it finds the other under SEEN_ACCEPTANCE; not when it
     finds both drawn, or neither at ACCEPTANCE, or an outline was not measured as it lies."""
     from adapters.markers.boxes.outline import Outline
-    from adapters.markers.nets.outline_verifier import ACCEPTANCE
+    from adapters.markers.boxes.outline_verifier import ACCEPTANCE
     from adapters.markers.thresholds import SEEN_ACCEPTANCE
 
     def outline(x1, y1, name):  # from one corner, with a T at a far corner (the rules passed both)
@@ -497,7 +497,7 @@ def test_a_traced_rectangle_the_rules_turn_away_is_weighed_by_the_verifier():
     away (a side drawn along too little of its length); the outline verifier finds it drawn. The
     verifier weighed only the rectangles to proposed far corners, so A was left unplaced; it now
     weighs the traced one too, and A is placed within 2 px. The rules alone still place none."""
-    from adapters.markers.nets.outline_verifier import default_outline_verifier
+    from adapters.markers.boxes.outline_verifier import default_outline_verifier
     from adapters.markers.boxes.traced_far_corner import traced_far_corner
 
     drawn, boxes, style = benchmark_image(74, 183)

@@ -25,11 +25,11 @@ from adapters.markers.boxes.stroke_band import stroke_across
 from adapters.markers.boxes.verifier_outlines import between_seen_corners, drawn_between_corners
 from adapters.markers.colour import to_lab
 from adapters.markers.draw.render import draw_boxes
-from adapters.markers.draw.scenes import FAR_CORNER
+from adapters.markers.labels import FAR_CORNER
 from adapters.markers.nets.centre_finder import Proposal
 from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES
 from adapters.markers.nets.glyphs import default_classifier
-from adapters.markers.nets.outline_verifier import default_outline_verifier
+from adapters.markers.boxes.outline_verifier import default_outline_verifier
 from adapters.markers.thresholds import (CORNER_FIT, CROSSING_ACCEPTANCE, FAR_SEEN, LAST_ACCEPTANCE, LAST_FAR,
                                          LEARNED_FIT, MAX_OFF_BAND, READER_SURE, SAME_BOX, SEEN_ACCEPTANCE,
                                          SEEN_CROSSING)

@@ -12,7 +12,7 @@ from adapters.markers.nets.centre_finder import STRIDE, CentreFinder, CentreFind
 from adapters.markers.nets.corner_finder import CORNER_CLASSES, CornerFinder
 from adapters.markers.labels import LABELS, REF
 from adapters.markers.nets.patch_reader import NONE
-from adapters.markers.draw.scenes import FAR_CORNER
+from adapters.markers.labels import FAR_CORNER
 from train.markers_finder import main as train_main
 
 from marker_oracles import (POINTS, STYLE, OracleFinder, OracleReader, blotted, grey, trained_and_continued,

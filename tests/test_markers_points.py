@@ -544,7 +544,7 @@ def test_a_clear_reading_a_pixel_off_is_kept_among_nearer_vague_ones():
     """Five scene rings with a vague "REF" right at their placement, and the real ring with a
     clear "REF" 0.9 px off: the real pair stays among the options (cheapest first), so it can
     win or make the choice ambiguous (kept by placement alone, it was dropped and a scene ring won)."""
-    from adapters.markers.words import Word
+    from adapters.markers.points.words import Word
     from adapters.markers.nets.glyphs import Reading
     from adapters.markers.thresholds import MAX_OPTIONS
     from adapters.markers.points.state import LabelRead
@@ -578,7 +578,7 @@ def test_elimination_never_hands_a_label_to_a_scene_ring():
 
 def test_words_cut_by_the_search_window_are_not_read():
     """A neighbour's ring cut by A's search window looks like a "C"; it must not be a word of A's."""
-    from adapters.markers.words import colour_text_words
+    from adapters.markers.points.words import colour_text_words
     from adapters.markers.points.rings import find_circles
     from adapters.markers.colour import to_lab
     style = MarkerStyle(radius=12, ring_width=3, font="hershey-simplex", label_height=12, side="right")

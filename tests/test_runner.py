@@ -11,7 +11,7 @@ import pytest
 
 from adapters import registry
 from adapters.evaluate import RunConfig, RunDirError, SampleStore, run
-from adapters.markers.points.parse import parser_networks
+from adapters.markers.find import parser_networks
 from adapters.questions import Decision, QuestionError
 from adapters.registry import SpecialistSpec
 from adapters.solver import Solver

@@ -1,4 +1,4 @@
-"""Train the outline verifier (adapters/markers/nets/outline_verifier.py) on the rectangles the box
+"""Train the outline verifier (adapters/markers/boxes/outline_verifier.py) on the rectangles the box
 outlines' hand rules (boxes.measure) turn away, on a CPU.
 
 Renders box scenes (draw.scenes.box_training_scene: labelled boxes in the training fonts only, decoy
@@ -44,7 +44,7 @@ from adapters.markers.boxes.measure import Rejections
 from adapters.markers.boxes import fit as fit_outline_module
 from adapters.markers.nets.corner_finder import BOX_LABELS, default_corner_finder
 from adapters.markers.nets.corner_reader import default_corner_reader
-from adapters.markers.nets.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
+from adapters.markers.boxes.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
 from adapters.markers.boxes.read import read_boxes
 from adapters.markers.draw.scenes import TrainingScene, box_training_scene
 from adapters.markers.draw.training_photos import photos_record, training_photos

@@ -24,11 +24,15 @@ from adapters.questions import MCQuestion
 
 from .blink_style.boxes import read_blink_boxes
 from .blink_style.points import read_blink_points
+from .boxes.outline_verifier import default_outline_verifier
 from .boxes.read import read_boxes
 from .labels import MARKER_TASKS, expected_markers, ring_colour
+from .nets.centre_finder import default_centre_finder
 from .nets.corner_finder import WEIGHTS as CORNER_WEIGHTS
 from .nets.corner_finder import default_corner_finder
+from .nets.corner_reader import default_corner_reader
 from .nets.glyphs import GlyphClassifier
+from .nets.patch_reader import default_patch_reader
 from .points import parse
 from .types import Marker, MarkerError, MarkerSet
 
@@ -213,3 +217,15 @@ def parse_details(question: MCQuestion) -> dict[str, parse.ImageParse]:
     """The per-image details of the last find_markers(question) (empty if it never parsed)."""
     cached = _PARSED.get(id(question))
     return cached[2] if cached else {}
+
+
+def parser_networks() -> dict[str, str | None]:
+    """sha256 of the weights the marker parser uses by default (None: not installed). Markers parsed
+    from images change when these do: results record them."""
+    reader, finder, corners = default_patch_reader(), default_centre_finder(), default_corner_finder()
+    corner_reader, verifier = default_corner_reader(), default_outline_verifier()
+    return {"patch_reader": reader.record["sha256"] if reader else None,
+            "centre_finder": finder.record["sha256"] if finder else None,
+            "corner_finder": corners.record["sha256"] if corners else None,
+            "corner_reader": corner_reader.record["sha256"] if corner_reader else None,
+            "outline_verifier": verifier.record["sha256"] if verifier else None}

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from adapters.questions import MCQuestion
 
+FAR_CORNER = "far"  # the corner finder's class of every drawn box's bottom-right corner (labelled or not)
+
 REF = "REF"
 
 

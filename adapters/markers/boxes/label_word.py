@@ -21,9 +21,9 @@ import numpy as np
 
 from ..nets.glyphs import MIN_SIMILARITY, GlyphClassifier
 from ..points.rings import Circle
+from ..points.words import Word, box_text_words, colour_text_words
 from ..thresholds import (BOX_DARK, CLEAR_MARGIN, GAP_SLACK, LABEL_REACH, LABEL_ZONE, LEFT_SLACK, MIN_HEIGHT,
                           MIN_LABEL_DARK, MIN_LABEL_INK, STROKE_MARGIN, ZONE_GAP)
-from ..words import Word, box_text_words, colour_text_words
 from .outline import Outline, tolerance
 
 # classes of one or two straight strokes: what a piece of a line reads as (another box's side

@@ -102,7 +102,7 @@ def same_style(a: Outline, b: Outline) -> bool:
 
 class Verifier(Protocol):
     """A second opinion on a rectangle the hand rules rejected for `reason` (see measure.rejection):
-    nets.outline_verifier.OutlineVerifier, or measure.Rejections (keeps what it is asked; also how the
+    outline_verifier.OutlineVerifier, or measure.Rejections (keeps what it is asked; also how the
     verifier is trained)."""
 
     def accepts(self, measures: OutlineMeasures, reason: str) -> bool: ...

@@ -15,10 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..draw.scenes import FAR_CORNER
+from ..labels import FAR_CORNER
 from ..nets.centre_finder import Proposal
 from ..nets.corner_finder import BOX_LABELS
-from ..nets.outline_verifier import ACCEPTANCE
 from ..thresholds import (BORDER_CORNER_COVERAGE, BORDER_NEAR, CORNER_FIT, DECISIVE, FAR_MIN_SCORE, FAR_SEEN,
                           LABEL_BOX_MAX, LEARNED_FIT, MAX_CORNERS, MIN_EVIDENCE, MIN_SIDE, ON_STROKE, SAME_BOX,
                           SEEN_ACCEPTANCE, STROKE_FIT, TRACED_COVERAGE)
@@ -27,6 +26,7 @@ from .geometry import _same, same_corner, within_learned_fit
 from .measure import Rejections
 from .merged_band import off_centre
 from .outline import SIDE_AT, Outline, Verifier
+from .outline_verifier import ACCEPTANCE
 from .traced_far_corner import traced_far_corner
 from .verifier_outlines import ProbabilityVerifier
 
@@ -260,7 +260,7 @@ def its_own_box(found: list[Outline], outlines: list[Outline], proposals: Sequen
 
 def _the_one_drawn(found: list[Outline], verifier: ProbabilityVerifier | None) -> list[Outline]:
     """[the one of `found` (outlines from one corner, each passed by the rules) that `verifier`
-    finds drawn at nets.outline_verifier.ACCEPTANCE where it finds every other under
+    finds drawn at outline_verifier.ACCEPTANCE where it finds every other under
     SEEN_ACCEPTANCE], or [] (also with no verifier, or an outline not measured as it lies). The
     rules pass a rectangle from a box's corner to where its sides meet other boxes' lines when
     those lines are drawn along all of it; the verifier weighs how such a rectangle's corners and

@@ -44,7 +44,6 @@ from ..nets.corner_finder import BOX_LABELS, CornerFinder
 from ..nets.corner_reader import CLASSES as READER_CLASSES
 from ..nets.corner_reader import CornerReader, default_corner_reader
 from ..nets.glyphs import GlyphClassifier, default_classifier
-from ..nets.outline_verifier import default_outline_verifier
 from ..nets.patch_reader import NONE as READER_NONE
 from ..thresholds import (BOX_ELIMINATION_CONFIDENCE, CORNER_FIT, FAR_SEEN, LEARNED_FIT, MIN_EVIDENCE, READER_READS,
                           READER_SURE, READER_WRITTEN, SAME_BOX)
@@ -56,6 +55,7 @@ from .label_word import read_corner
 from .naming import (_weighed_by_reader, assign, corners_read_surely, each_word_read_once, reader_settles,
                      weighed_by_word, written_once)
 from .outline import Outline, Verifier
+from .outline_verifier import default_outline_verifier
 from .outlines_at_corner import candidate_corners, far_corners, its_own_box, near_the_finders_corners, outlines_from
 from .verifier_outlines import ProbabilityVerifier, between_seen_corners, last_label_box
 

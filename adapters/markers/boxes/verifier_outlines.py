@@ -64,7 +64,7 @@ from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ..draw.scenes import FAR_CORNER
+from ..labels import FAR_CORNER
 from ..nets.centre_finder import Proposal
 from ..nets.glyphs import GlyphClassifier
 from ..thresholds import CROSSING_ACCEPTANCE, LAST_ACCEPTANCE, LAST_FAR, MIN_SIDE, SEEN_ACCEPTANCE, SEEN_CROSSING
@@ -76,7 +76,7 @@ from .stroke_band import off_its_strokes
 
 @runtime_checkable
 class ProbabilityVerifier(Protocol):
-    """A verifier that says how likely a measured rectangle is drawn (nets.outline_verifier.OutlineVerifier)."""
+    """A verifier that says how likely a measured rectangle is drawn (outline_verifier.OutlineVerifier)."""
 
     def probability(self, measures: OutlineMeasures) -> float: ...
 

@@ -25,7 +25,7 @@ from PIL import Image
 
 from adapters.synthetic.textures import procedural_texture
 
-from ..labels import REF
+from ..labels import FAR_CORNER, REF
 from .blink import BlinkStyle, blink_jpeg, draw_blink_points
 from .fonts import font_by_name, text_mask
 from .render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
@@ -193,7 +193,6 @@ BOX_LABEL_SETS = (("A", "B"), ("A", "B"), ("A", "B", "C"), ("A", "B", "C", "D"))
 ANY_BOX_LABELS = tuple(sorted({label for labels in BOX_LABEL_SETS for label in labels}))
 
 
-FAR_CORNER = "far"  # the class of every drawn box's bottom-right corner (labelled or not)
 
 
 # px: a crossing this near a box's labelled corner is that corner to the corner reader (patches are

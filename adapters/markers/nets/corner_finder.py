@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from ..draw.scenes import FAR_CORNER
+from ..labels import FAR_CORNER
 from .centre_finder import CentreFinder, CentreFinderNet
 
 BOX_LABELS = ("A", "B", "C", "D", "E")  # the labels a drawn box can carry

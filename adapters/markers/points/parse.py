@@ -63,10 +63,7 @@ import numpy as np
 
 from ..colour import to_lab
 from ..nets.centre_finder import CentreFinder, default_centre_finder
-from ..nets.corner_finder import default_corner_finder
-from ..nets.corner_reader import default_corner_reader
 from ..nets.glyphs import GlyphClassifier, default_classifier
-from ..nets.outline_verifier import default_outline_verifier
 from ..nets.patch_reader import PatchReader, default_patch_reader
 from ..thresholds import AMBIGUITY, MAX_PLACEMENT_ERROR
 from ..types import Marker
@@ -188,15 +185,3 @@ def _parse_by_words(rgb: np.ndarray, lab: np.ndarray, labels: Sequence[str],
     parsed = ImageParse(markers, missing, circles, reads, unread=unread, word_pairs=placed, ambiguous=ambiguous)
     place_by_elimination(parsed, classifier, lab.shape[:2])
     return parsed
-
-
-def parser_networks() -> dict[str, str | None]:
-    """sha256 of the weights the parser uses by default (None: not installed). Markers parsed
-    from images change when these do: results record them."""
-    reader, finder, corners = default_patch_reader(), default_centre_finder(), default_corner_finder()
-    corner_reader, verifier = default_corner_reader(), default_outline_verifier()
-    return {"patch_reader": reader.record["sha256"] if reader else None,
-            "centre_finder": finder.record["sha256"] if finder else None,
-            "corner_finder": corners.record["sha256"] if corners else None,
-            "corner_reader": corner_reader.record["sha256"] if corner_reader else None,
-            "outline_verifier": verifier.record["sha256"] if verifier else None}

@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from ..boxes.outline import Outline
 from ..nets.centre_finder import Proposal
 from ..nets.glyphs import Reading
 from ..nets.patch_reader import CLASSES, NONE
 from ..thresholds import (AGREED_CENTRE, FAINT_CONTRAST, ODD_RADIUS, STYLE_COLOUR, STYLE_COLOUR_THIN, STYLE_RADIUS,
                           THIN_RING, UNASKED_MAX)
 from ..types import Marker
-from ..words import Word
 from .rings import Circle, verify_circle
+from .words import Word
+
+if TYPE_CHECKING:  # the boxes fitted on an image are kept with its points' parse; no import at run time
+    from ..boxes.outline import Outline
 
 # a verdict's reason; patch_opinion._refit_in_style answers _patch_verdict's
 UNLIKE_RING = "its ring is unlike the other markers' rings"

@@ -23,9 +23,9 @@ from ..nets.glyphs import GlyphClassifier
 from ..thresholds import (BORDER_TOUCH, DOUBT_WEIGHT, GAP_RANGE, LONE_MIN_COVERAGE, LONE_MIN_SIMILARITY, MAX_OPTIONS,
                           MIN_WORD_HEIGHT, PLACEMENT_WEIGHT, POLARITY_WEIGHT, PUSHED_MAX, SIDE_WEIGHT, STYLE_COLOUR,
                           STYLE_COLOUR_THIN, STYLE_HEIGHT, STYLE_RADIUS, THIN_RING)
-from ..words import Word, box_text_words, colour_text_words
 from .rings import Circle
 from .state import LabelRead
+from .words import Word, box_text_words, colour_text_words
 
 
 def rect_distance(x: float, y: float, rect) -> float:

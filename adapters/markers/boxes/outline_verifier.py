@@ -32,11 +32,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..boxes.outline import OutlineMeasures, SideMeasures
+from ..nets.weights_file import TrainedNetwork
 from ..thresholds import COLOUR_SPREAD, COLOUR_SPREAD_THIN, THIN
-from .weights_file import TrainedNetwork
+from .outline import OutlineMeasures, SideMeasures
 
-WEIGHTS = Path(__file__).resolve().parent / "weights" / "outline_verifier.safetensors"
+# kept with the other networks' weight files
+WEIGHTS = Path(__file__).resolve().parents[1] / "nets" / "weights" / "outline_verifier.safetensors"
 
 
 # the hand rules' reasons a second opinion may overrule; "hidden", "border", "sides" and "colour"

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .points.rings import Circle, colour_line
-from .thresholds import BOX_DARK, BOX_LEVELS, BOX_TOLERANCE, INK_LEVELS, RING_MARGIN, RING_MIN_CONTRAST
+from ..thresholds import BOX_DARK, BOX_LEVELS, BOX_TOLERANCE, INK_LEVELS, RING_MARGIN, RING_MIN_CONTRAST
+from .rings import Circle, colour_line
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from adapters.markers.boxes.fit import fit_outline
 from adapters.markers.boxes.measure import measure_outline, rejection
 from adapters.markers.nets.corner_finder import CORNER_CLASSES
 from adapters.markers.colour import to_lab
-from adapters.markers.nets.outline_verifier import ACCEPTANCE, FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features
+from adapters.markers.boxes.outline_verifier import ACCEPTANCE, FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features
 from adapters.markers.thresholds import LEARNED_FIT, STROKE_FIT
 from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene
 from train.markers_outline_verifier import main as train_main, strict_threshold
