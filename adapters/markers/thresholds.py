@@ -1,6 +1,6 @@
 """Every threshold of the general marker parser, in one place to read and tune them.
 
-The general parser finds the points (a ring with a label word beside it: points/, words.py) and
+The general parser finds the points (a ring with a label word beside it: points/) and
 the boxes (a rectangle with its label at the top-left corner: boxes/) drawn into an image in any
 style, with the networks in nets/ as second opinions. Each value below carries its reason on its
 own line, said in the terms of the drawing (what a ring, a label, a stroke, a side or a corner is,
