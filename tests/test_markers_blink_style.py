@@ -238,8 +238,8 @@ def test_a_run_says_whether_it_reads_the_drawing_or_the_file(tmp_path):
 
 
 def test_a_huge_image_is_read_shrunk_and_its_markers_mapped_back(monkeypatch):
-    """An 8000x6000 photograph once took 15 minutes and 19 GB: the marker step now looks at most
-    at MAX_PARSE_SIDE px, and gives positions in the image's own pixels. (An oracle stands in for
+    """An 8000x6000 photograph would cost minutes and many GB at full size: the marker step looks
+    at most at MAX_PARSE_SIDE px, and gives positions in the image's own pixels. (An oracle stands in for
     the pass: what it sees and what the step makes of its answer are the behaviour tested.)"""
     import adapters.markers.find as find
     from adapters.markers.blink_style.points import BlinkRead

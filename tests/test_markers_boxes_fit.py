@@ -152,7 +152,7 @@ def test_the_top_left_corner_of_the_rectangle_between_crossing_boxes_is_a_crossi
 
 def test_a_corner_a_few_px_from_another_boxs_crossing_line_is_fitted():
     """B's right side crosses A's top side 9 px above B's top-right corner: a crossing, not B's
-    line running on past its corner (which the first run-on rule took it for)."""
+    line running on past its corner."""
     boxes = {"A": (120.4, 40.3, 260.2, 200.6), "B": (60.6, 49.5, 200.3, 160.4)}
     image = jpeg(draw_boxes(noisy(14), boxes, MarkerStyle(colour=(230, 20, 20), ring_width=4)), 90)
     outline = fit_outline(to_lab(image), tuple(np.add(boxes["B"], (1.0, -1.0, 1.0, 1.0))))
@@ -455,7 +455,7 @@ def test_a_side_at_the_edge_of_or_inside_two_touching_strokes_may_not_lie_on_ano
         seed, image, refused, kept, ring_width):
     """box_accuracy.py's image 95 at seed 40: D's left side lies 2.5 px from B's right side, the
     two strokes one window on the profile, and the finder put D's corner on B's stroke; the rule
-    above took D's side at B's edge, 2.6 px off. Image 115 at seed 58 (fresh seeds): A's right
+    above took D's side at B's edge, 2.6 px off. Image 115 at seed 58: A's right
     side lies 6 px from B's, the strokes touching, and the finder put A's far corner on B's; the
     fit kept B's stroke for A's side, 5.5 px off, one window alike the box's stroke inside the
     band the two make. Both sides are marked (Outline.banded: at the band's edge, _band_edge_for_fringe,
@@ -560,7 +560,7 @@ def test_a_stronger_line_a_few_px_off_does_not_take_a_side_from_the_stroke_where
 
 
 def test_a_faint_window_inside_a_band_at_the_border_moves_to_the_bands_edge():
-    """box_accuracy.py's image 142 at seed 56 (fresh seeds): C's 5 px right side, drawn 3 px from
+    """box_accuracy.py's image 142 at seed 56: C's 5 px right side, drawn 3 px from
     the image's border, touches A's right side, and the two make one band 9.7 px wide on the
     profile. The last 2 px before the border made a faint window (contrast 8, the band's 85) of
     the box's width, the only candidate alike the box's stroke; the side was fitted there and
@@ -598,7 +598,7 @@ def test_the_scene_beside_a_stroke_near_the_border_is_sampled_on_the_rows_inside
 
 
 def test_a_thin_side_3_px_from_the_border_is_judged_against_the_scene_on_its_inner_side():
-    """box_accuracy.py's image 121 at seed 72 (fresh seeds): B's 1 px yellow right side lies at
+    """box_accuracy.py's image 121 at seed 72: B's 1 px yellow right side lies at
     x 317 of 320 over a yellowish texture; its colour blends with the scene, so only the tests
     against the scene beside it find it drawn. Those needed a scene column 2 px past the stroke's
     band on both sides, x 320 is past the border, and the side was judged drawn nowhere (coverage
@@ -611,7 +611,7 @@ def test_a_thin_side_3_px_from_the_border_is_judged_against_the_scene_on_its_inn
 
 
 def test_a_side_half_hidden_by_one_labels_box_is_found_on_its_other_half_and_judged_there():
-    """box_accuracy.py's image 98 at seed 73 (fresh seeds): A's dark label box covers 23 px of B's
+    """box_accuracy.py's image 98 at seed 73: A's dark label box covers 23 px of B's
     48 px right side. The side's median colour over its whole length is no stroke of B's look, so
     no rectangle was fitted; and with 0.48 of the side hidden (MAX_HIDDEN: 0.4) the rules turned
     it away. The stroke is found on the side's lower half, and one label's box may hide up to
@@ -661,7 +661,7 @@ def test_a_band_of_the_scene_at_the_border_does_not_take_the_place_of_a_thin_sid
 
 
 def test_a_thin_top_side_3_px_from_the_border_over_noise_is_not_placed_on_the_border():
-    """box_accuracy.py's image 139 at seed 91 (first run of seeds 91-100): C's 1 px orange top side
+    """box_accuracy.py's image 139 at seed 91: C's 1 px orange top side
     lies at y 3 over noise; the top two rows, scored against the rows below them only, outscored it
     (contrast 42 against 19.5) and C was placed on the border, 2.9 px off, in an image answered in
     full. It is fitted on its own stroke now, and every box is placed within 2 px."""

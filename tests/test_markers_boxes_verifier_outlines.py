@@ -151,8 +151,8 @@ OFF_CORNERS = [(1, 2.0, True), (1, 3.0, True), (2, 2.0, False), (2, 3.0, True), 
 @pytest.mark.parametrize("width, off, only_the_band_tells", OFF_CORNERS)
 def test_a_rectangle_from_a_corner_the_finder_put_off_the_stroke_is_never_placed(width, off, only_the_band_tells,
                                                                                  monkeypatch):
-    """The finder's corner for B `off` px right of B's left side (as under a label's dark box: fresh
-    seed 17 image 140). The rectangle from there is refused: by the rules with the shipped verifier,
+    """The finder's corner for B `off` px right of B's left side (as under a label's dark box: seed 17
+    image 140). The rectangle from there is refused: by the rules with the shipped verifier,
     the word at its corner, or for its left side lying off the band of ink beside it. Where only
     that band check refuses it, the rectangle passes without it."""
     style = dataclasses.replace(STYLE, ring_width=width)
@@ -305,7 +305,7 @@ class SetReader:
 def test_a_corner_is_read_surely_as_the_finders_likeliest_label_read_less_where_outlines_start():
     """A corner that starts no outline is asked for a box between seen corners where the reader
     reads the finder's likeliest label there at READER_SURE, and no corner that starts an outline
-    is read as that label as much (there, a line meeting another beside its label: fresh seed 101
+    is read as that label as much (there, a line meeting another beside its label: seed 101
     image 142)."""
     image = np.zeros((40, 40, 3), np.uint8)
     bare = Proposal(3.0, 25.0, {"C": 0.1, "D": 0.5})

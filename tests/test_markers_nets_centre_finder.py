@@ -63,7 +63,7 @@ class CornerTargetNet(torch.nn.Module):
 
 def test_a_labelled_corner_beside_a_stronger_far_corner_is_proposed_too(monkeypatch):
     """The corner finder seeks peaks among the labels' heatmaps and the far corners' apart: C's
-    corner read 0.88 a cell from another box's far corner read 0.9 (fresh benchmark seed 82 image
+    corner read 0.88 a cell from another box's far corner read 0.9 (benchmark seed 82 image
     156) is proposed with it, with the labels' scores only (sought as one, the far corner hid it,
     and C was left missing). The centre finder still seeks all its classes as one."""
     corners = [(100.3, 113.9, "C", 0.88), (97.0, 109.1, FAR_CORNER, 0.9)]
@@ -354,8 +354,8 @@ def test_a_timed_fit_stops_after_its_minutes_and_records_the_steps_it_did(tmp_pa
     assert train_main(["--output", str(path), "--minutes", "0.1", "--steps", "1", "--batch", "2", "--width", "4",
                        "--workers", "0"]) == 0
     record = CentreFinder.load(path).record
-    # --steps is not the limit: the time is (6 s; a 2-scene step takes well under that here, even
-    # on a loaded machine: at 1.8 s the first step alone once took it all with two other jobs running)
+    # --steps is not the limit: the time is (6 s; a 2-scene step takes well under that, even on a
+    # loaded machine)
     assert record["minutes"] == 0.1 and record["steps"] > 1 and record["images"] == 2 * record["steps"]
     assert record["seconds"] >= 6.0
 

@@ -462,7 +462,7 @@ def test_a_ring_fitted_at_another_radius_than_the_others_is_recentred_or_taken_b
 ])
 def test_two_rings_fitted_at_radii_apart_are_both_judged(b_radius, proposed, outcome):
     """Two rings of one question drawn alike but fitted more than ODD_PAIR px apart: either may be
-    the one fitted off (fresh 640x480 seed 21, images 219 and 252, were answered with a point
+    the one fitted off (640x480 seed 21, images 219 and 252, were answered with a point
     2.2 and 3.8 px off), so each stays only where the centre finder reads its label within
     FINDER_NEAR px, moved to that proposal."""
     from tests.marker_oracles import OracleFinder, OracleReader
@@ -618,7 +618,7 @@ def test_every_label_is_either_placed_or_missing_with_a_reason():
 
 
 def test_a_words_matching_of_eliminated_labels_the_patch_reader_reads_otherwise_is_taken_back():
-    """markers_accuracy's 320x240 image 134 at seed 35 (fresh, first run at 79797f2): B's and D's
+    """markers_accuracy's 320x240 image 134 at seed 35: B's and D's
     8.6 px labels (dejavusansmono) are read as no label, and the words' elimination, reading them
     against B and D only, matched them swapped; the question was answered wrong. The patch reader
     reads B 0.75 at B's ring and 0.02 at D's: the swap is 4.5 times likelier
