@@ -147,7 +147,11 @@ MAX_IMAGE_PIXELS = 64_000_000
 
 
 def decode_image(data: bytes, *, idx: str, column: str) -> Image.Image:
-    """Decode encoded image bytes to an RGB PIL image, or raise ImageDecodeError naming them."""
+    """Decode encoded image bytes to the 8-bit RGB picture a viewer shows (upright by its EXIF
+    orientation, first frame, transparency over white: see adapters/image_decode.py), or raise
+    ImageDecodeError naming them."""
+    from .image_decode import UnreadablePixels, displayed_rgb
+
     try:
         with Image.open(io.BytesIO(data)) as img:
             width, height = img.size  # from the header: nothing is decoded yet
@@ -157,13 +161,17 @@ def decode_image(data: bytes, *, idx: str, column: str) -> Image.Image:
                     f"{MAX_IMAGE_PIXELS / 1e6:.0f} MP this suite decodes (a decompression bomb, or a photograph "
                     "at full camera size): resize it in the dataset file")
             img.load()
-            rgb = img.convert("RGB")
+            rgb = displayed_rgb(img)
             # which codec the dataset stored (JPEG or PNG): a detector trained on files of one
             # kind (DIRE) must treat each image as its source was stored
             rgb.format = img.format
             return rgb
     except ImageDecodeError:
         raise
+    except UnreadablePixels as exc:
+        raise ImageDecodeError(
+            f"{idx}: {column} has {exc}: convert it to an 8-bit RGB PNG or JPEG in the dataset file"
+        ) from exc
     except Exception as exc:  # PIL raises several unrelated types for bad bytes
         raise ImageDecodeError(
             f"{idx}: {column} could not be decoded ({type(exc).__name__}: {exc}); "

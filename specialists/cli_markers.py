@@ -5,33 +5,55 @@ pass (`blink_style`: BLINK's own drawing, read first; the general parser's sourc
 and the seconds per image. With --output-dir, writes markers.jsonl (one line per question, the
 format `--markers FILE` reads). With --failures (default: OUTPUT/failures), an overlay PNG per
 image of every failed question: circles and box outlines found (yellow), words read (cyan, with
-the label), markers and boxes assigned (green); the reason is in markers.jsonl.
+the label), markers and boxes assigned (green); the reason is in markers.jsonl. An overlay is
+named `{idx}_{image}.png` (an id too long for a file name, or not a plain one, is cut short and
+given a hash of the whole id); one that cannot be written is a warning, counted as not written.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 from tqdm import tqdm
 
+# a question id kept as it is in an overlay's file name: a short run of characters every file system takes
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
+    from .cli import _limit  # the run command's --limit, checked the same way (cli imports this module)
+
     markers = commands.add_parser("markers", help="find the drawn points and boxes in BLINK images; parse rate per task")
     markers.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
     markers.add_argument("--split", default="val", choices=["val", "test"])
     markers.add_argument("--tasks", nargs="+", metavar="T", help="tasks (default: every marker task found)")
-    markers.add_argument("--limit", type=int, help="at most N questions per task")
+    markers.add_argument("--limit", type=_limit, help="at most N questions per task, or a fraction (0.1 = the first "
+                         "10%% of each task's questions, at least one)")
     markers.add_argument("--output-dir", dest="output", metavar="DIR",
                          help="folder for markers.jsonl (and failure overlays, unless --failures)")
     markers.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the older name
     markers.add_argument("--failures", metavar="DIR", help="folder for overlays of the questions that failed")
 
 
+def overlay_name(idx: str, key: str) -> str:
+    """The overlay file of question `idx`'s image `key`: the id itself when it is a plain, short
+    name; otherwise its plain characters cut short and a hash of the whole id, so an id too long
+    for a file name, or holding a path separator, still gets its own overlay in the folder."""
+    if not _PLAIN_ID.fullmatch(idx):
+        digest = hashlib.sha256(idx.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        idx = f"{re.sub(r'[^A-Za-z0-9._-]', '_', idx)[:60].lstrip('.')}-{digest}"
+    return f"{idx}_{key}.png"
+
+
 def _overlay(image, details, path: Path) -> None:
+    """Draw what the parser found on `image` and write it to `path` (OSError when it cannot be written)."""
     import cv2
     import numpy as np
 
@@ -53,11 +75,31 @@ def _overlay(image, details, path: Path) -> None:
     scale = max(1, 640 // max(canvas.shape[:2]))
     if scale > 1:
         canvas = cv2.resize(canvas, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
-    cv2.imwrite(str(path), cv2.cvtColor(canvas, cv2.COLOR_RGB2BGR))
+    encoded, png = cv2.imencode(".png", cv2.cvtColor(canvas, cv2.COLOR_RGB2BGR))
+    if not encoded:
+        raise OSError(f"cannot encode the overlay of size {canvas.shape}")
+    path.write_bytes(png.tobytes())  # raises, where cv2.imwrite would only return False
+
+
+def _write_overlays(question, details: dict, folder: Path) -> Counter:
+    """Overlays of a failed question's parsed images, counted "written" and "not written"; each
+    that cannot be written is a warning naming the question and why, and the command goes on."""
+    counts: Counter = Counter()
+    for key, parsed in details.items():
+        path = folder / overlay_name(question.idx, key)
+        try:
+            _overlay(question.images[int(key.split("_")[1]) - 1], parsed, path)
+            counts["written"] += 1
+        except OSError as exc:
+            counts["not written"] += 1
+            print(f"warning: {question.idx} {key}: overlay not written to {path} ({type(exc).__name__}: "
+                  f"{exc.strerror or exc})", file=sys.stderr)
+    return counts
 
 
 def handle(args: argparse.Namespace) -> int:
     from adapters.blink import BlinkReader
+    from adapters.evaluate import questions_limit
     from adapters.markers import MARKER_TASKS, MarkerError, expected_markers, find_markers
     from adapters.markers.find import parse_details
     from adapters.questions import BrokenQuestion, QuestionError
@@ -73,12 +115,14 @@ def handle(args: argparse.Namespace) -> int:
     if failures:
         failures.mkdir(parents=True, exist_ok=True)
     rows = []
+    overlays: Counter = Counter()
     for task in tasks:
         ok = total = images = 0
         seconds = 0.0
         sources: Counter = Counter()
-        n = min(reader.count(task), args.limit) if args.limit else reader.count(task)
-        for question in tqdm(reader.questions(task, limit=args.limit), total=n, desc=task, unit="q",
+        limit = questions_limit(args.limit, reader.count(task))
+        n = min(reader.count(task), limit) if limit else reader.count(task)
+        for question in tqdm(reader.questions(task, limit=limit), total=n, desc=task, unit="q",
                              disable=None, leave=False):  # on a terminal only
             total += 1
             line = {"idx": question.idx, "task": task, "status": "ok", "error": None, "markers": {}}
@@ -97,9 +141,8 @@ def handle(args: argparse.Namespace) -> int:
                     for key, parsed in details.items():
                         sources.update(m.source for m in parsed.markers.values())
                         line["markers"][key] = {label: m.to_json() for label, m in parsed.markers.items()}
-                        if failures:
-                            index = int(key.split("_")[1]) - 1
-                            _overlay(question.images[index], parsed, failures / f"{question.idx}_{key}.png")
+                    if failures:
+                        overlays += _write_overlays(question, details, failures)
                 seconds += time.perf_counter() - started
                 images += len(expected_markers(question).labels)
             lines.append(line)
@@ -115,5 +158,7 @@ def handle(args: argparse.Namespace) -> int:
         (out / "markers.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines), encoding="utf-8")
         print(f"wrote {out / 'markers.jsonl'}")
     if failures:
-        print(f"{sum(l['status'] != 'ok' for l in lines)} question(s) failed; overlays under {failures}")
+        missing = f", {overlays['not written']} not written (see the warnings above)" if overlays["not written"] else ""
+        print(f"{sum(l['status'] != 'ok' for l in lines)} question(s) failed; {overlays['written']} overlay(s) "
+              f"written under {failures}{missing}")
     return 0

@@ -1,6 +1,7 @@
 """Counting, Spatial_Relation and Object_Localization: question parsing, the rules on oracle
 detections, and the tiny OWLv2 through the whole path."""
 
+import json
 import math
 
 import numpy as np
@@ -110,6 +111,44 @@ def test_localization_picks_the_drawn_box_overlapping_the_detection():
     assert decision.pred == "B" and decision.details["iou"]["B"] > decision.details["iou"]["A"]
 
 
+def test_no_box_for_a_named_object_abstains_saying_which():
+    """All boxes answer "sofa": nothing is known of the dog, so the rule declines, naming it."""
+    det = _detections([[0, 0, 10, 10], [20, 0, 30, 10]], [0.9, 0.8], [1, 1], ("dog", "sofa"))
+    decision = spatial_decision(_q("Spatial_Relation", "Is the dog left of the sofa?", ("yes", "no")), det, "left", "r")
+    assert decision.abstained and decision.pred is None
+    assert decision.details["abstain_reason"] == "the detector found no box for 'dog'"
+    nothing = _detections(np.zeros((0, 4)), [], [], ("fireplug",))
+    q = _q("Object_Localization", "Which bounding box more accurately localizes and encloses the fireplug?",
+           ("Box A", "Box B"))
+    decision = localization_decision(q, nothing, {"A": (0, 0, 80, 80), "B": (12, 12, 48, 52)}, "r")
+    assert decision.abstained and decision.details["abstain_reason"] == "the detector found no box for 'fireplug'"
+    # a drawn box the marker step did not find is still an error: that step broke, not the detector
+    with pytest.raises(QuestionError, match="box B was not found"):
+        localization_decision(q, nothing, {"A": (0, 0, 80, 80)}, "r")
+
+
+def test_a_detector_finding_no_box_is_an_abstention_scored_wrong_not_an_error(tmp_path, monkeypatch):
+    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.evaluate import RunConfig, run
+    from specialists.owlv2 import Owlv2Detector
+
+    def only_cats(self, images, queries):  # every box answers the first phrase
+        return [_detections([[0, 0, 10, 10]], [0.9], [0], tuple(phrases)) for phrases in queries]
+
+    monkeypatch.setattr(Owlv2Detector, "__call__", only_cats)
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    image = Image.fromarray(np.random.default_rng(5).integers(0, 255, (60, 90, 3), dtype=np.uint8))
+    write_blink_folder(tmp_path / "blink", [BlinkRow("Spatial_Relation", 1, "Is the cat on the left of the dog?",
+                                                     ("yes", "no"), "A", [image])])
+    results = run(RunConfig(str(tmp_path / "run"), blink_root=str(tmp_path / "blink"), checkpoint="tiny-random",
+                            specialist=["owlv2"], progress=False))
+    summary = results["tasks"]["Spatial_Relation"]
+    assert (summary["n"], summary["accuracy"], summary["abstained"], summary["errors"]) == (1, 0.0, 1, 0)
+    (sample,) = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert sample["status"] == "abstained" and sample["correct"] is False and sample["error"] is None
+    assert sample["decision"]["details"]["abstain_reason"] == "the detector found no box for 'dog'"
+
+
 def test_tiny_owlv2_boxes_are_in_image_pixels():
     from specialists.owlv2 import Owlv2Detector
 
@@ -122,8 +161,6 @@ def test_tiny_owlv2_boxes_are_in_image_pixels():
 
 
 def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
-    import json
-
     from adapters.blink_writer import BlinkRow, write_blink_folder
     from adapters.evaluate import RunConfig, run
 

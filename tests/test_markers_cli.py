@@ -12,6 +12,7 @@ from adapters.markers import MarkerError, MarkersFileError, apply_markers, find_
 from adapters.questions import MCQuestion, QuestionSource
 from adapters.markers.draw.render import MarkerStyle, draw_boxes, draw_points
 from specialists import cli_markers
+from specialists.cli_markers import overlay_name
 from tests.blink_fixture import make_blink_fixture
 
 STYLE = MarkerStyle(colour=(255, 0, 0), radius=8, font="hershey-simplex", label_height=12)
@@ -114,3 +115,54 @@ def test_bad_sidecar_is_a_clear_error(tmp_path):
         load_markers(path)
     with pytest.raises(MarkersFileError, match="no such file"):
         load_markers(tmp_path / "none.json")
+
+
+def _half_drawn_folder(root, numbers=(1,)):
+    """Relative_Depth questions whose B was never drawn: each fails, with an overlay to write."""
+    rows = [BlinkRow("Relative_Depth", k, "Which point is closer?", ("A is closer", "B is closer"), "B",
+                     [Image.fromarray(draw_points(plain(k), {"A": (60.0, 60.0)}, STYLE))]) for k in numbers]
+    write_blink_folder(root, rows)
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "1.5", "many"])
+def test_markers_limit_is_checked_as_run_checks_it(tmp_path, capsys, limit):
+    from specialists.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["markers", "--blink-root", str(tmp_path), "--limit", limit])
+    assert stopped.value.code == 2 and "argument --limit" in capsys.readouterr().err
+
+
+def test_markers_limit_takes_a_fraction_of_each_task(tmp_path, capsys):
+    from specialists.cli import main
+
+    _half_drawn_folder(tmp_path / "blink", numbers=(1, 2, 3, 4))
+    assert main(["markers", "--blink-root", str(tmp_path / "blink"), "--limit", "0.5",
+                 "--output-dir", str(tmp_path / "out")]) == 0
+    assert len((tmp_path / "out" / "markers.jsonl").read_text().splitlines()) == 2
+
+
+def test_an_overlay_that_cannot_be_written_is_a_warning_not_counted_written(tmp_path, capsys):
+    from specialists.cli import main
+
+    _half_drawn_folder(tmp_path / "blink")
+    failures = tmp_path / "out" / "failures"
+    # a folder where the overlay file should go: writing it fails, as on a full or read-only disk
+    (failures / "val_Relative_Depth_1_image_1.png").mkdir(parents=True)
+    assert main(["markers", "--blink-root", str(tmp_path / "blink"), "--output-dir", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr()
+    assert (f"warning: val_Relative_Depth_1 image_1: overlay not written to "
+            f"{failures / 'val_Relative_Depth_1_image_1.png'} (IsADirectoryError: Is a directory)") in printed.err
+    assert f"1 question(s) failed; 0 overlay(s) written under {failures}, 1 not written" in printed.out
+    line = json.loads((tmp_path / "out" / "markers.jsonl").read_text())  # the question's result is kept
+    assert line["status"] == "error" and "B on image_1" in line["error"]
+
+
+def test_overlay_file_names_are_safe_for_any_id():
+    assert overlay_name("val_Relative_Depth_2", "image_1") == "val_Relative_Depth_2_image_1.png"
+    long_a, long_b = "val_Relative_Depth_" + "1" * 300, "val_Relative_Depth_" + "2" * 300
+    names = {overlay_name(idx, "image_1") for idx in (long_a, long_b, "../../etc/passwd", "a b/c")}
+    assert len(names) == 4  # distinct ids keep distinct files
+    for name in names:
+        assert len(name.encode()) < 255 and "/" not in name and not name.startswith(".")
+    assert overlay_name(long_a, "image_1").startswith("val_Relative_Depth_111")

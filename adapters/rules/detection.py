@@ -8,11 +8,15 @@ Rule names carry the detector's name (`counting.owlv2_count`, `counting.groundin
 
 - counting: boxes of the counted object scoring at least `threshold`, overlapping
   duplicates removed (NMS, IoU 0.5); the option nearest to that count;
-- spatial: the best box of each object; the relation decided from their geometry
+- spatial: the best box of each object, whatever its score; the relation decided from their geometry
   (left/right/above/below by centres, on, inside, contains, touching, near/far); in front of / behind need
   depth, which two boxes do not give: the rule abstains and says so;
-- localization: the best box of the object; the drawn box (from the marker step)
+- localization: the best box of the object, whatever its score; the drawn box (from the marker step)
   that overlaps it most (IoU) wins.
+
+A detector that gives no box at all for a named object has answered: the rule abstains and its
+`abstain_reason` names the object (scored wrong, counted as abstained). Errors are kept for what
+broke: options the rule cannot read, a drawn box the marker step did not find.
 """
 
 from __future__ import annotations
@@ -46,11 +50,19 @@ def counting_decision(question: MCQuestion, detections: Detections, threshold: f
     return Decision.from_scores(scores, rule, {"object": detections.queries[0], "count": count, "threshold": threshold})
 
 
-def _best_box(detections: Detections, query: int) -> tuple[list[float], float]:
+def _best_box(detections: Detections, query: int) -> tuple[list[float], float] | None:
+    """The highest-scoring box answering `query` and its score; None when no box answers it."""
     boxes, scores = detections.of_query(query)
     if boxes.shape[0] == 0:
-        raise QuestionError(f"the detector returned no box for {detections.queries[query]!r}")
+        return None
     return boxes[0].tolist(), float(scores[0])
+
+
+def _no_box(question: MCQuestion, detections: Detections, missing: list[int], rule: str, details: dict) -> Decision:
+    """The detector's answer when it finds no box for an object the question names: abstain, saying which."""
+    objects = " or ".join(repr(detections.queries[query]) for query in missing)
+    details = {**details, "abstain_reason": f"the detector found no box for {objects}"}
+    return Decision({letter: float("nan") for letter in question.letters}, None, rule, abstained=True, details=details)
 
 
 def _centre(box: list[float]) -> tuple[float, float]:
@@ -107,10 +119,13 @@ def spatial_decision(question: MCQuestion, detections: Detections, relation: str
     yes, no = letter_for_word(question, "yes"), letter_for_word(question, "no")
     if yes is None or no is None:
         raise QuestionError(f"{question.idx}: options {question.choices} are not yes / no")
-    (subject, s_score), (obj, o_score) = _best_box(detections, 0), _best_box(detections, 1)
-    details = {"subject": detections.queries[0], "object": detections.queries[1], "relation": relation,
-               "subject_box": [round(v, 1) for v in subject], "object_box": [round(v, 1) for v in obj],
-               "scores": [s_score, o_score]}
+    best = [_best_box(detections, 0), _best_box(detections, 1)]
+    details = {"subject": detections.queries[0], "object": detections.queries[1], "relation": relation}
+    if None in best:
+        return _no_box(question, detections, [query for query, box in enumerate(best) if box is None], rule, details)
+    (subject, s_score), (obj, o_score) = best
+    details.update(subject_box=[round(v, 1) for v in subject], object_box=[round(v, 1) for v in obj],
+                   scores=[s_score, o_score])
     score = relation_holds(relation, subject, obj)
     if score is None:
         details["abstain_reason"] = f"'{relation}' is a depth order; two boxes do not show it"
@@ -120,12 +135,16 @@ def spatial_decision(question: MCQuestion, detections: Detections, relation: str
 
 def localization_decision(question: MCQuestion, detections: Detections, drawn: dict[str, tuple], rule: str) -> Decision:
     """drawn: option label ("A", "B") -> the drawn box (x0, y0, x1, y1)."""
-    best, score = _best_box(detections, 0)
-    ious = {}
-    for label, letter in letters_by_label(question).items():
+    labels = letters_by_label(question)
+    for label in labels:
         if label not in drawn:
             raise QuestionError(f"{question.idx}: box {label} was not found on the image")
-        ious[letter] = float(box_iou(torch.tensor([best]), torch.tensor([list(drawn[label])], dtype=torch.float32))[0, 0])
+    found = _best_box(detections, 0)
+    if found is None:
+        return _no_box(question, detections, [0], rule, {"object": detections.queries[0]})
+    best, score = found
+    ious = {letter: float(box_iou(torch.tensor([best]), torch.tensor([list(drawn[label])], dtype=torch.float32))[0, 0])
+            for label, letter in labels.items()}
     return Decision.from_scores(ious, rule, {"object": detections.queries[0], "detection": [round(v, 1) for v in best],
                                              "detection_score": score, "iou": ious})
 
