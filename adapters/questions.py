@@ -16,6 +16,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from PIL import Image
 
+from .image_decode import UnreadablePixels, displayed_rgb
+
 LETTERS = string.ascii_uppercase
 _ANSWER = re.compile(r"^\(([A-Z])\)$")
 
@@ -150,8 +152,6 @@ def decode_image(data: bytes, *, idx: str, column: str) -> Image.Image:
     """Decode encoded image bytes to the 8-bit RGB picture a viewer shows (upright by its EXIF
     orientation, first frame, transparency over white: see adapters/image_decode.py), or raise
     ImageDecodeError naming them."""
-    from .image_decode import UnreadablePixels, displayed_rgb
-
     try:
         with Image.open(io.BytesIO(data)) as img:
             width, height = img.size  # from the header: nothing is decoded yet
