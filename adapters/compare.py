@@ -32,7 +32,8 @@ from typing import Any, Sequence
 
 from .answers import load_answers
 from .compare_stats import accuracy_on, agreement, mcnemar, union_accuracy
-from .mllm import ModelPredictions, letters_of, load_all, normalise_answer
+from .mllm import ModelPredictions, letters_of, load_all
+from .mllm_answers import normalise_answer
 from .reference import reference_scores
 from .report import load_run
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, wilson_ci
@@ -156,9 +157,11 @@ def build_key(answers: str | None, runs: Sequence[SpecialistRun], mllms: Sequenc
     return AnswerKey(gold, {"name": "from inputs", "source": origin, "runs": [json.loads(v) for v in versions]})
 
 
-def option_counts(runs: Sequence[SpecialistRun], blink_root: str | None) -> dict[str, int]:
-    """idx -> number of options, from the runs' samples and, when given, the BLINK files."""
+def question_options(runs: Sequence[SpecialistRun], blink_root: str | None) -> tuple[dict[str, int], dict[str, dict]]:
+    """idx -> number of options, from the runs' samples and, when given, the BLINK files; and
+    idx -> {letter: option text} from the BLINK files."""
     counts: dict[str, int] = {}
+    texts: dict[str, dict[str, str]] = {}
     if blink_root:
         from .blink import BlinkReader
         from .questions import MCQuestion
@@ -172,11 +175,12 @@ def option_counts(runs: Sequence[SpecialistRun], blink_root: str | None) -> dict
                 for question in reader.questions(task):
                     if isinstance(question, MCQuestion):
                         counts[question.idx] = len(question.choices)
+                        texts[question.idx] = dict(zip(question.letters, question.choices))
     for run in runs:
         for idx, sample in run.samples.items():
             if sample.get("n_choices"):
                 counts[idx] = int(sample["n_choices"])
-    return counts
+    return counts, texts
 
 
 # --------------------------------------------------------------------------- scoring
@@ -203,7 +207,10 @@ def score_specialist(run: SpecialistRun, key: AnswerKey, rescore: bool) -> Score
     return model
 
 
-def score_mllm(pred: ModelPredictions, key: AnswerKey, options: dict[str, int], match: str) -> ScoredModel:
+def score_mllm(pred: ModelPredictions, key: AnswerKey, options: dict[str, int], match: str,
+               option_texts: dict[str, dict[str, str]] | None = None) -> ScoredModel:
+    """Score one model's predictions; `option_texts` (idx -> {letter: text}) lets an answer that
+    also names another option by its text count as naming several."""
     rule = pred.default_match if match == "auto" else match
     model = ScoredModel(pred.model, "mllm", pred.source, pred.format, rule)
     covered = {t for idx in pred.predictions if idx in key.gold and (t := _task(idx))}
@@ -217,7 +224,8 @@ def score_mllm(pred: ModelPredictions, key: AnswerKey, options: dict[str, int], 
         letters, source = letters_of(idx, options, pred)
         option_source[source] += 1
         raw = pred.predictions.get(idx)
-        parsed = normalise_answer(raw, letters, rule) if idx in pred.predictions else normalise_answer(None, letters)
+        texts = (option_texts or {}).get(idx) or pred.option_texts.get(idx)
+        parsed = normalise_answer(raw, letters, rule, texts) if idx in pred.predictions else normalise_answer(None, letters)
         model.letters[idx] = parsed.letter
         model.correct[idx] = parsed.letter == key.gold[idx]
         model.forms[idx] = parsed.form
@@ -387,9 +395,9 @@ def compare(
                            "--allow-other-benchmarks to score them anyway (named in the report)")
     predictions = load_all(mllm_specs)
     key = build_key(answers, runs, predictions)
-    options = option_counts(runs, blink_root)
+    options, texts = question_options(runs, blink_root)
     specialists = [score_specialist(r, key, rescore=answers is not None) for r in runs]
-    mllms = [score_mllm(p, key, options, match) for p in predictions]
+    mllms = [score_mllm(p, key, options, match, texts) for p in predictions]
     for model in (*specialists, *mllms):
         summarise(model, seed)
     mllms.sort(key=lambda m: (-(m.macro or 0), m.name))

@@ -1,4 +1,4 @@
-"""MLLM predictions on BLINK questions: importers (detected by file shape) and answer normalisation.
+"""MLLM predictions on BLINK questions: importers, each format detected by the file's shape.
 
 Formats read:
 
@@ -23,11 +23,7 @@ a different count is reported, and the comparison counts the rows whose `answer`
 disagrees with the gold of the question it was mapped to (`answer_mismatches`). A table with an
 explicit BLINK id column (`idx`, `id` or `question_id` holding "val_Task_n") is keyed by it instead.
 
-Normalisation never guesses: a value is a letter only when it has one of the forms below, and
-that letter is one of the question's options; everything else is unparsed, counted, and wrong.
-BLINK's own files hold predictions its pipeline already extracted, and BLINK scored them by
-exact match against "(X)", so "(C) Point C" was wrong there; `exact` matching reproduces that,
-`lenient` accepts a letter followed by text too (the right rule for raw model output).
+Answers are turned into letters by adapters/mllm_answers.py, which never guesses.
 """
 
 from __future__ import annotations
@@ -40,98 +36,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .mllm_answers import EXACT
 from .questions import LETTERS, letters_for
 from .tasks import BLINK_TASKS, UnknownTaskError, canonical_task, task_from_idx
 
 # Letters assumed when nothing says how many options a question has: BLINK offers at most four.
 ASSUMED_OPTIONS = 4
-MATCH_RULES = ("exact", "lenient")
-# BLINK's extraction writes "(Z)" when it could not find an answer in the model's output.
-BLINK_UNPARSED = "Z"
 
-_EXACT = re.compile(r"^\(?([A-Z])\)?$")  # "A", "(A)"
-_WRAPPED = re.compile(  # "A.", "A)", "Answer: A", "The answer is (B)."
-    r"^(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:：]?\s*)?\(?([A-Z])\)?\s*[.:]?$", re.IGNORECASE
-)
-_WITH_TEXT = re.compile(  # "(A) A is closer", "A. Point A", "A) text", "A: text", "Answer: (B) text"
-    r"^(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:：]?\s*)?(?:\(([A-Z])\)|([A-Z])[.):])\s*\S", re.IGNORECASE
-)
-_ANSWER_WORD = re.compile(r"^(?:the\s+)?(?:final\s+)?answer", re.IGNORECASE)
-_IN_PARENTHESES = re.compile(r"\([a-z]\)\s*[.:]?$")  # "(a)": a lowercase answer in its parentheses
-_OPTION_NAMED = re.compile(r"\(([A-Z])\)")  # an option named the way answers name them: "(B)"
 _BLINK_IDX = re.compile(r"^(val|test)_.+_\d+$")
 _CONCAT = re.compile(r"[\s_\-]*\(?concat(?:enate|enated)?[\s_\-]*images?\)?$", re.IGNORECASE)
 
 
 class MLLMFormatError(ValueError):
     """A prediction file or folder that no importer can read, with what was expected."""
-
-
-# --------------------------------------------------------------------------- normalisation
-
-
-@dataclass(frozen=True)
-class ParsedAnswer:
-    """One prediction after normalisation.
-
-    form: "exact" ("A", "(A)"), "wrapped" ("A.", "Answer: A", "(a)"), "with_text" ("(A) text"),
-    "missing" (no prediction for the question), "out_of_options" (a letter the question does
-    not offer, "(Z)" included), "several_options" ("(B) or (A)") or "unparsed" (no answer form).
-    letter: the chosen letter under the match rule used, or None (scored wrong).
-    """
-
-    raw: str | None
-    form: str
-    letter: str | None
-
-
-def read_letter(raw: Any) -> tuple[str | None, str]:
-    """The letter a value names and its form, before checking it against the options.
-
-    Returns (letter, form) with form one of "exact", "wrapped", "with_text", "missing",
-    "several_options" (a text that names more than one option as "(X)": no answer) or
-    "unparsed". Only capital letters count as bare answers ("a" is an English word); "(a)" and
-    "Answer: a" read as A (lenient matching only).
-    """
-    if raw is None:
-        return None, "missing"
-    if not isinstance(raw, str):
-        return None, "unparsed"
-    text = raw.strip()
-    if not text:
-        return None, "unparsed"
-    if match := _EXACT.match(text):
-        return match.group(1), "exact"
-    match = _WRAPPED.match(text)
-    # a lowercase letter is an answer only where the form says so: in parentheses, or after "answer"
-    if match and (match.group(1).isupper() or _ANSWER_WORD.match(text) or _IN_PARENTHESES.search(text)):
-        return match.group(1).upper(), "wrapped"
-    if match := _WITH_TEXT.match(text):
-        letter = match.group(1) or match.group(2)
-        if letter.isupper():
-            # "(B) or (A)", "(A) is wrong; (B)": the text names another option too, so no answer is given
-            others = {named for named in _OPTION_NAMED.findall(text[match.end() - 1:]) if named != letter}
-            return (None, "several_options") if others else (letter, "with_text")
-    return None, "unparsed"
-
-
-def normalise_answer(raw: Any, letters: Sequence[str], match: str = "lenient") -> ParsedAnswer:
-    """Turn a raw prediction into a letter among `letters`, or say why not.
-
-    match="exact" accepts only the bare letter or "(X)" (BLINK's exact-match scoring of its
-    extracted predictions); "lenient" also accepts "A.", "Answer: A" and "(A) text". A letter
-    outside `letters` (including BLINK's "(Z)" for could-not-parse) is "out_of_options".
-    """
-    if match not in MATCH_RULES:
-        raise ValueError(f"unknown match rule {match!r}; choose one of {', '.join(MATCH_RULES)}")
-    letter, form = read_letter(raw)
-    text = raw if isinstance(raw, str) or raw is None else str(raw)
-    if letter is None:
-        return ParsedAnswer(text, form, None)
-    if letter not in letters:
-        return ParsedAnswer(text, "out_of_options", None)
-    accepted = form == "exact" or match == "lenient"
-    return ParsedAnswer(text, form, letter if accepted else None)
 
 
 # --------------------------------------------------------------------------- imported data
@@ -145,6 +62,7 @@ class ModelPredictions:
     file_gold: idx -> gold letter the file itself carries (per-task "answer", VLMEvalKit
       "answer", lmms-eval "target"); used only to cross-check, never to score.
     n_choices: idx -> number of options, when the file says (VLMEvalKit option columns).
+    option_texts: idx -> {letter: option text}, from the same columns.
     extracted: True when the values are already-extracted answers (BLINK's files), whose
       faithful scoring is exact match; False for raw model output (lenient extraction).
     hits: idx -> the file's own correctness flag (VLMEvalKit `hit`), for cross-checking.
@@ -157,6 +75,7 @@ class ModelPredictions:
     predictions: dict[str, str | None] = field(default_factory=dict)
     file_gold: dict[str, str] = field(default_factory=dict)
     n_choices: dict[str, int] = field(default_factory=dict)
+    option_texts: dict[str, dict[str, str]] = field(default_factory=dict)
     hits: dict[str, bool] = field(default_factory=dict)
     extracted: bool = False
     positional: bool = False
@@ -198,7 +117,7 @@ def _gold_letter(value: Any) -> str | None:
     """A gold value as files write it ("(A)", "A", "hidden") -> letter or None."""
     if not isinstance(value, str):
         return None
-    match = _EXACT.match(value.strip())
+    match = EXACT.match(value.strip())
     return match.group(1) if match else None
 
 
@@ -360,10 +279,11 @@ def _read_table_file(path: Path, model: str | None) -> ModelPredictions:
         out.predictions[idx] = None if value is None else str(value)
         if (gold := _gold_letter(_as_text(row.get("answer")))) is not None:
             out.file_gold[idx] = gold
-        if option_columns:
-            n = sum(1 for c in option_columns if _as_text(row.get(c.lower())).strip() not in ("", "nan", "None"))
-            if n:
-                out.n_choices[idx] = n
+        texts = {c: _as_text(row.get(c.lower())).strip() for c in option_columns}
+        texts = {c: text for c, text in texts.items() if text not in ("", "nan", "None")}
+        if texts:
+            out.n_choices[idx] = len(texts)
+            out.option_texts[idx] = texts
         if "hit" in columns and (hit := _as_text(row.get("hit")).strip()) in ("0", "1", "0.0", "1.0", "True", "False"):
             out.hits[idx] = hit in ("1", "1.0", "True")
     return out

@@ -210,3 +210,17 @@ def test_a_synthetic_run_is_not_scored_against_blink_without_being_asked(tmp_pat
     allowed = compare([str(run_dir)], [str(tmp_path / "M.json")], allow_other_benchmarks=True)
     assert list(allowed["other_benchmarks"].values()) == ["synthetic"]
     assert "not BLINK]" in accuracy_table(allowed)
+
+
+def test_a_listing_of_the_options_is_no_answer_under_lenient_matching(tmp_path):
+    (tmp_path / "answers.json").write_text(json.dumps({f"val_Counting_{i}": "(A)" for i in (1, 2, 3)}))
+    rows = [("val_Counting_1", "A) red\nB) blue\nC) green"), ("val_Counting_2", "(A) red\nblue"),
+            ("val_Counting_3", "The answer is A) red")]
+    with open(tmp_path / "M.tsv", "w", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t")
+        writer.writerow(["idx", "A", "B", "C", "prediction"])
+        writer.writerows([idx, "red", "blue", "green", prediction] for idx, prediction in rows)
+    counting = compare([], [str(tmp_path / "M.tsv")], answers=str(tmp_path / "answers.json"),
+                       match="lenient")["models"]["M"]["tasks"]["Counting"]
+    # the second names B by its text, known from the table's option columns
+    assert (counting["correct"], counting["several_options"], counting["unparsed"]) == (1, 2, 2)

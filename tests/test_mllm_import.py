@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from adapters.mllm import MLLMFormatError, load_all, load_predictions, normalise_answer, read_letter
+from adapters.mllm import MLLMFormatError, load_all, load_predictions
+from adapters.mllm_answers import normalise_answer, read_letter
 
 ABCD = ("A", "B", "C", "D")
 
@@ -31,6 +32,21 @@ ABCD = ("A", "B", "C", "D")
         ("(B) or (A)", "several_options", None, None),  # naming two options answers nothing
         ("(A) is wrong; (B)", "several_options", None, None),
         ("(C) Point C, not (C) twice", "with_text", "C", None),  # the same option again is still one
+        # a model listing the options names them all: no answer, in every form the parser reads
+        ("A. A is closer\nB. B is closer", "several_options", None, None),
+        ("A) red\nB) blue\nC) green", "several_options", None, None),
+        ("A) red B) blue C) green", "several_options", None, None),
+        ("A: red\nB: blue", "several_options", None, None),
+        ("(A) red\n(B) blue", "several_options", None, None),
+        ("(A) red\nAnswer: B", "several_options", None, None),
+        ("Answer: A. red\nC. green", "several_options", None, None),
+        # one answer restating its option, or explaining with words that are not answer forms
+        ("(A) A is closer", "with_text", "A", None),
+        ("The answer is B) blue", "with_text", "B", None),
+        ("Answer: (B) blue", "with_text", "B", None),
+        ("(B) Box B\n\nBox B encloses it; box A misses the top (point A) region.", "with_text", "B", None),
+        ("B. Point B\n\nI think so.\nII. more", "with_text", "B", None),  # I, II: not options here
+        ("(A) yes, the answer is not B", "with_text", "A", None),
         ("a", "unparsed", None, None),  # lower-case bare letters are words, not answers
         ("A is closer", "unparsed", None, None),  # no delimiter: never guessed
         ("I think the first one", "unparsed", None, None),
@@ -43,6 +59,14 @@ def test_normalisation_table(raw, form, lenient, exact):
     got = normalise_answer(raw, ABCD, "lenient")
     assert (got.form, got.letter) == (form, lenient)
     assert normalise_answer(raw, ABCD, "exact").letter == exact
+
+
+def test_an_option_named_by_its_text_is_a_second_option():
+    texts = {"A": "A is closer", "B": "B is closer"}
+    assert normalise_answer("(A) A is closer\nB is closer", ("A", "B"), "lenient", texts).form == "several_options"
+    assert normalise_answer("(A) B is closer", ("A", "B"), "lenient", texts).form == "several_options"
+    assert normalise_answer("(A) A is closer\n\nA is closer.", ("A", "B"), "lenient", texts).letter == "A"
+    assert normalise_answer("(A) A is closer\nB is closer", ("A", "B"), "lenient").letter == "A"  # texts unknown
 
 
 def test_options_bound_the_letters():
