@@ -120,8 +120,11 @@ def read_samples(path: Path) -> dict[str, dict]:
             break
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CompareError(f"{path}:{number} is not valid JSON ({exc})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("idx"), str):
+            raise CompareError(f"{path}:{number} is not a sample line (a JSON object with an 'idx'): not written by "
+                               "`specialists run`")
         records[record["idx"]] = record
     return records
 

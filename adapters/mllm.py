@@ -29,8 +29,10 @@ Answers are turned into letters by adapters/mllm_answers.py, which never guesses
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,9 +132,47 @@ def _is_blink_idx(value: Any) -> bool:
 # --------------------------------------------------------------------------- BLINK formats
 
 
-def _read_json(path: Path) -> Any:
+ACCEPTED_FORMATS = ('BLINK JSON ({"val_<Task>_<n>": "(A)"} or {model}/{Task}.json), a VLMEvalKit .xlsx/.tsv/.csv '
+                    "table, lmms-eval samples_*.jsonl, or a CSV with idx,prediction")
+
+
+def unreadable(path: Path, why: str, accepted: str = ACCEPTED_FORMATS) -> MLLMFormatError:
+    return MLLMFormatError(f"{path}: {why}, so not a prediction file; --mllm reads {accepted}")
+
+
+def read_text(path: Path, accepted: str = ACCEPTED_FORMATS) -> str:
+    """A prediction file's text (UTF-8, a byte-order mark dropped), or one line saying it is not text."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise unreadable(path, f"byte {exc.start} is not UTF-8 text", accepted) from None
+
+
+def refuse_repeats(source: Any, pairs: Iterable[tuple[Any, Any]], what: str = "question id") -> None:
+    """One answer per question: a file naming a question twice is refused, never resolved by
+    keeping one of its answers. pairs: (id, answer) in file order."""
+    answers: dict[Any, list[str]] = {}
+    for key, value in pairs:
+        answers.setdefault(key, []).append(json.dumps(value, sort_keys=True, default=str))
+    repeated = [key for key, values in answers.items() if len(values) > 1]
+    if repeated:
+        differing = sum(1 for key in repeated if len(set(answers[key])) > 1)
+        shown = ", ".join(map(str, repeated[:3])) + (", ..." if len(repeated) > 3 else "")
+        raise MLLMFormatError(
+            f"{source}: {len(repeated)} {what}{'s appear' if len(repeated) > 1 else ' appears'} more than once "
+            f"({differing} with different answers): {shown}; "
+            "a prediction file holds one answer per question: remove the repeats, keeping the answer to score"
+        )
+
+
+def read_json(path: Path, accepted: str = ACCEPTED_FORMATS) -> Any:
+    """JSON whose objects name each key once (json.loads would keep the last of two)."""
+    def once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        refuse_repeats(path, pairs, "key")
+        return dict(pairs)
+
+    try:
+        return json.loads(read_text(path, accepted), object_pairs_hook=once)
     except json.JSONDecodeError as exc:
         raise MLLMFormatError(f"{path} is not valid JSON: {exc}") from None
 
@@ -170,11 +210,12 @@ def _per_task_file(path: Path) -> tuple[str, bool]:
 def _read_per_task(files: Sequence[Path], model: str) -> list[ModelPredictions]:
     """Per-task JSON files of one model folder; plain and concatenated-image runs kept apart."""
     by_variant: dict[bool, ModelPredictions] = {}
+    answered: dict[bool, list[tuple[str, Any]]] = {}
     for path in sorted(files):
         task, concat = _per_task_file(path)
         name = f"{model} (concatenate images)" if concat else model
         out = by_variant.setdefault(concat, ModelPredictions(name, str(path.parent), "blink-per-task", extracted=True))
-        data = _read_json(path)
+        data = read_json(path)
         if not _looks_per_task(data):
             raise MLLMFormatError(f'{path}: expected {{"val": [...], "test": [...]}} (BLINK per-task outputs)')
         raw_only = 0
@@ -192,11 +233,14 @@ def _read_per_task(files: Sequence[Path], model: str) -> list[ModelPredictions]:
                     # No extracted answer: keep the raw text; exact matching will count it unparsed.
                     out.predictions[idx] = row.get("full_prediction")
                     raw_only += 1
+                answered.setdefault(concat, []).append((idx, out.predictions[idx]))
                 if (gold := _gold_letter(row.get("answer"))) is not None:
                     out.file_gold[idx] = gold
         if raw_only:
             out.notes.append(f"{path.name}: {raw_only} rows have no 'prediction'; their 'full_prediction' was used "
                              "(raw text: score with --match lenient)")
+    for concat, pairs in answered.items():  # "Relative Depth.json" beside "Relative_Depth.json" repeats ids too
+        refuse_repeats(files[0] if len(files) == 1 else by_variant[concat].source, pairs)
     return list(by_variant.values())
 
 
@@ -221,21 +265,26 @@ def _read_table(path: Path) -> list[dict[str, Any]]:
     if suffix == ".xlsx":
         try:
             import openpyxl  # optional: only VLMEvalKit's .xlsx tables need it
+            from openpyxl.utils.exceptions import InvalidFileException
         except ImportError:
             raise MLLMFormatError(
                 f"{path}: reading .xlsx needs openpyxl (pip install openpyxl), or save the table as .tsv"
             ) from None
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except (zipfile.BadZipFile, KeyError, InvalidFileException) as exc:
+            raise unreadable(path, f"it is not an .xlsx workbook ({type(exc).__name__})") from None
         rows = list(book.worksheets[0].iter_rows(values_only=True))
         book.close()
         if not rows:
             return []
         header = [str(h).strip().lower() if h is not None else "" for h in rows[0]]
         return [dict(zip(header, row)) for row in rows[1:]]
-    delimiter = "\t" if suffix == ".tsv" else ","
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle, delimiter=delimiter)
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), delimiter="\t" if suffix == ".tsv" else ",")
+    try:
         return [{(k or "").strip().lower(): v for k, v in row.items()} for row in reader]
+    except csv.Error as exc:
+        raise unreadable(path, f"line {reader.line_num} is not a table row ({exc})") from None
 
 
 _ID_COLUMNS = ("idx", "id", "question_id")
@@ -273,6 +322,7 @@ def _read_table_file(path: Path, model: str | None) -> ModelPredictions:
                 out.skipped[f"row without a BLINK id in '{id_column}'"] += 1
     else:
         keyed = _positional_ids(path, rows, out)
+    refuse_repeats(path, ((idx, row.get("prediction")) for idx, row in keyed))
     option_columns = [c for c in LETTERS if c.lower() in columns]
     for idx, row in keyed:
         value = row.get("prediction")
@@ -305,6 +355,9 @@ def _positional_ids(path: Path, rows: list[dict], out: ModelPredictions) -> list
             out.skipped["row with an unknown category or non-numeric index"] += 1
             continue
         by_task.setdefault(task, []).append((position, row))
+    # a repeated row would shift every later question of its task by one
+    refuse_repeats(path, ((_as_text(row.get("index")), row.get("prediction")) for items in by_task.values()
+                          for _, row in items), "'index' value")
     expected = {t.name: t.n_val for t in BLINK_TASKS}
     keyed = []
     for task, items in sorted(by_task.items()):
@@ -346,33 +399,36 @@ def _first_text(value: Any) -> str | None:
 
 def _read_lmms_eval(files: Sequence[Path], model: str) -> ModelPredictions:
     out = ModelPredictions(model, str(files[0].parent), "lmms-eval")
+    answered: list[tuple[str, Any]] = []
     for path in sorted(files):
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise MLLMFormatError(f"{path}:{number} is not valid JSON ({exc})") from None
-                metric = _metric_dict(record) if isinstance(record, dict) else None
-                if metric is None:
-                    out.skipped["line without a BLINK id in its metric dict"] += 1
-                    continue
-                idx = metric["id"]
-                text = _first_text(record.get("filtered_resps"))
-                if text is None:
-                    text = metric.get("pred") if isinstance(metric.get("pred"), str) else _first_text(record.get("resps"))
-                out.predictions[idx] = text
-                gold = _gold_letter(record.get("target")) or _gold_letter(metric.get("gt_content"))
-                if gold is not None:
-                    out.file_gold[idx] = gold
+        for number, line in enumerate(read_text(path).split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise MLLMFormatError(f"{path}:{number} is not valid JSON ({exc})") from None
+            metric = _metric_dict(record) if isinstance(record, dict) else None
+            if metric is None:
+                out.skipped["line without a BLINK id in its metric dict"] += 1
+                continue
+            idx = metric["id"]
+            text = _first_text(record.get("filtered_resps"))
+            if text is None:
+                text = metric.get("pred") if isinstance(metric.get("pred"), str) else _first_text(record.get("resps"))
+            out.predictions[idx] = text
+            answered.append((idx, text))
+            gold = _gold_letter(record.get("target")) or _gold_letter(metric.get("gt_content"))
+            if gold is not None:
+                out.file_gold[idx] = gold
     if not out.predictions:
         raise MLLMFormatError(
             f"{files[0].parent}: no lmms-eval sample line carries a BLINK id (expected a metric dict such as "
             '"blink_acc": {"id": "val_Art_Style_1", ...}); re-run lmms-eval with --log_samples on a version whose '
             "BLINK task records the id"
         )
+    # several samples files of one task in a folder are usually two runs of the model
+    refuse_repeats(files[0] if len(files) == 1 else f"{out.source} ({len(files)} samples files)", answered)
     return out
 
 
@@ -416,7 +472,7 @@ def _load_file(path: Path, model: str | None = None) -> list[ModelPredictions]:
     if suffix == ".jsonl":
         return [_read_lmms_eval([path], model or path.parent.name)]
     if suffix == ".json":
-        data = _read_json(path)
+        data = read_json(path)
         if _looks_per_task(data):
             return _read_per_task([path], model or path.parent.name)
         if _looks_flat(data):

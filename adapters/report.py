@@ -44,10 +44,10 @@ def load_run(directory: str | Path) -> Run:
     if not path.is_file():
         raise ReportError(f"{directory} is not a run directory: it has no results.json (made by `specialists run`)")
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path} is not valid JSON: {exc}") from None
-    if "tasks" not in results:
+        results = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path} is not valid JSON ({exc}): not a results file of `specialists run`") from None
+    if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
         raise ReportError(f"{path} has no 'tasks' section: not a results file of this suite")
     return Run(directory, results)
 

@@ -224,3 +224,27 @@ def test_a_listing_of_the_options_is_no_answer_under_lenient_matching(tmp_path):
                        match="lenient")["models"]["M"]["tasks"]["Counting"]
     # the second names B by its text, known from the table's option columns
     assert (counting["correct"], counting["several_options"], counting["unparsed"]) == (1, 2, 2)
+
+
+def test_marvel_and_blink_twice_prediction_files_answer_each_question_once(tmp_path):
+    from adapters.compare_other import _read_predictions
+    from adapters.mllm import MLLMFormatError
+
+    (tmp_path / "rows.jsonl").write_text('{"id": "q1", "prediction": "yes"}\n{"id": "q1", "prediction": "no"}\n')
+    (tmp_path / "keys.json").write_text('{"q1": "yes", "q1": "yes"}')
+    (tmp_path / "puzzles.json").write_text(json.dumps({"marvel_7_avr": "2", "7": {"avr": "3"}}))
+    for name, shown in (("rows.jsonl", "q1"), ("keys.json", "q1"), ("puzzles.json", "marvel_7_avr")):
+        with pytest.raises(MLLMFormatError, match=rf"{name}: 1 (question id|key) appears more than once.*{shown}"):
+            _read_predictions(tmp_path / name)
+    (tmp_path / "noise.json").write_bytes(bytes(range(128, 256)))
+    with pytest.raises(MLLMFormatError, match=r"noise\.json: byte 0 is not UTF-8 text.*JSON Lines rows"):
+        _read_predictions(tmp_path / "noise.json")
+
+
+@pytest.mark.parametrize("line", [b"[1, 2]", b"{}", bytes(range(128, 140))])
+def test_a_samples_line_that_is_no_sample_is_named(tmp_path, line):
+    from adapters.compare import read_samples
+
+    (tmp_path / "samples.jsonl").write_bytes(b'{"idx": "val_Counting_1"}\n' + line + b"\n")
+    with pytest.raises(CompareError, match=r"samples\.jsonl:2 is not"):
+        read_samples(tmp_path / "samples.jsonl")

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -223,3 +224,73 @@ def test_clear_errors(tmp_path):
     with pytest.raises(MLLMFormatError, match="NAME=PATH"):
         load_all([tmp_path / "a", tmp_path / "b"])
     assert [m.model for m in load_all([f"M1={tmp_path / 'a' / 'M.json'}", tmp_path / "b"])] == ["M1", "M"]
+
+
+def write_xlsx(path, rows):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+
+
+def write_repeating_file(folder, kind):
+    """A prediction file of format `kind` that answers val_Counting_1 twice, differently."""
+    rows = [("val_Counting_1", "(A)"), ("val_Counting_2", "(B)"), ("val_Counting_1", "(C)")]
+    if kind == "flat":
+        path = folder / "M.json"
+        path.write_text("{" + ", ".join(f'"{i}": "{p}"' for i, p in rows) + "}")
+    elif kind == "per-task":
+        path = folder / "M" / "Counting.json"
+        write_json(path, {"val": [{"idx": i, "prediction": p} for i, p in rows], "test": []})
+    elif kind in ("csv", "tsv"):
+        path = folder / f"M.{kind}"
+        sep = "\t" if kind == "tsv" else ","
+        path.write_text(f"idx{sep}prediction\n" + "".join(f"{i}{sep}{p}\n" for i, p in rows))
+    elif kind == "xlsx":
+        path = folder / "M.xlsx"
+        write_xlsx(path, [("idx", "prediction"), *rows])
+    elif kind == "vlmevalkit":  # a repeated row would shift the task's later questions by one
+        path = folder / "M.tsv"
+        path.write_text("index\tcategory\tprediction\n1\tCounting\tA\n2\tCounting\tB\n1\tCounting\tC\n")
+    else:  # lmms-eval
+        path = folder / "samples_blink_counting.jsonl"
+        path.write_text("".join(json.dumps({"filtered_resps": [p], "blink_acc": {"id": i}}) + "\n" for i, p in rows))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["flat", "per-task", "csv", "tsv", "xlsx", "vlmevalkit", "lmms-eval"])
+def test_a_question_answered_twice_refuses_the_file(tmp_path, kind):
+    path = write_repeating_file(tmp_path, kind)
+    with pytest.raises(MLLMFormatError) as caught:
+        load_predictions(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)) and "\n" not in message
+    assert re.search(r": 1 (question id|key|'index' value) appears more than once \(1 with different answers\)", message)
+    assert ("val_Counting_1" in message) != (kind == "vlmevalkit")  # a table without ids names its index value
+
+
+def test_two_per_task_files_of_one_task_repeat_its_ids(tmp_path):
+    write_json(tmp_path / "M" / "Relative Depth.json", per_task([("val_Relative_Depth_1", "(A)", "(A)")]))
+    write_json(tmp_path / "M" / "Relative_Depth.json", per_task([("val_Relative_Depth_1", "(A)", "(A)")]))
+    with pytest.raises(MLLMFormatError, match=r"M: 2 question ids appear more than once \(0 with different"):
+        load_predictions(tmp_path / "M")  # the test row repeats as well
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl", ".csv", ".tsv", ".xlsx"])
+def test_random_bytes_are_named_with_the_formats_read(tmp_path, suffix):
+    path = tmp_path / f"noise{suffix}"
+    path.write_bytes(bytes(range(128, 256)) * 8)
+    with pytest.raises(MLLMFormatError) as caught:
+        load_predictions(path)
+    assert str(caught.value).startswith(f"{path}: ") and "--mllm reads BLINK JSON" in str(caught.value)
+
+
+def test_a_zip_that_is_no_workbook_is_named(tmp_path):
+    import zipfile
+
+    pytest.importorskip("openpyxl")
+    with zipfile.ZipFile(tmp_path / "M.xlsx", "w") as archive:
+        archive.writestr("word/document.xml", "<w/>")
+    with pytest.raises(MLLMFormatError, match=r"M\.xlsx: it is not an \.xlsx workbook"):
+        load_predictions(tmp_path / "M.xlsx")

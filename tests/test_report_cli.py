@@ -120,3 +120,10 @@ def test_combo_eval_takes_runs_names_for_its_sizes_and_the_old_ones():
     assert parser.parse_args(["combo", "eval", "--n-per-level", "7"]).n_per_level == 7
     assert parser.parse_args(["combo", "eval", "--combo-root", "C"]).manifest == "C"
     assert parser.parse_args(["combo", "eval", "--manifest", "C"]).manifest == "C"
+
+
+@pytest.mark.parametrize("content", [bytes(range(128, 256)), b"[1, 2]", b'{"tasks": [1]}'])
+def test_a_results_file_that_is_not_one_is_named(tmp_path, content):
+    (tmp_path / "results.json").write_bytes(content)
+    with pytest.raises(ReportError, match=rf"^{tmp_path / 'results.json'} (is not valid JSON|has no 'tasks' section)"):
+        write_report([tmp_path])
