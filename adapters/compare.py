@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .answers import load_answers
+from .cells import csv_row
+from .cells import markdown_cell as md
 from .compare_stats import accuracy_on, agreement, mcnemar, union_accuracy
 from .mllm import ModelPredictions, letters_of, load_all
 from .mllm_answers import normalise_answer
@@ -444,7 +446,7 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
         if model["kind"] == "mllm":
             for task, t in model["tasks"].items():
                 key_n[task] = max(key_n[task], t["n"])
-    head = ["Model", *tasks, "macro", "micro"]
+    head = ["Model", *map(md, tasks), "macro", "micro"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, model in comparison["models"].items():
         cells = []
@@ -455,9 +457,9 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
                 cell += f" (n={t['n']})"
             cells.append(cell)
         partial = "" if len(model["tasks"]) == len(tasks) else f" ({len(model['tasks'])} tasks)"
-        label = f"{name} [{model['kind']}]" if model["kind"] == "specialist" else name
+        label = f"{md(name)} [{model['kind']}]" if model["kind"] == "specialist" else md(name)
         if name in comparison.get("other_benchmarks", {}):
-            label += f" [{comparison['other_benchmarks'][name]}, not BLINK]"
+            label += f" [{md(comparison['other_benchmarks'][name])}, not BLINK]"
         lines.append("| " + " | ".join([label, *cells, _pct(model["macro_accuracy"]) + partial,
                                          _pct(model["micro_accuracy"])]) + " |")
     rows = dict(comparison["reference"]["rows"])
@@ -465,7 +467,7 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
         rows["random (expected, from option counts)"] = comparison["random_expected"]
     for name, values in rows.items():
         cells = [_pct(values.get(t)) for t in tasks]
-        lines.append("| " + " | ".join([name, *cells, "", ""]) + " |")
+        lines.append("| " + " | ".join([md(name), *cells, "", ""]) + " |")
     return "\n".join(lines)
 
 
@@ -473,15 +475,15 @@ def markdown(comparison: dict[str, Any]) -> str:
     answers = comparison["answers"]
     lines = ["# Specialists versus MLLMs", ""]
     lines.append(
-        f"Answers: {answers.get('name')} ({answers.get('source')}"
-        + (f", sha256 {answers['sha256'][:12]}" if answers.get("sha256") else "")
-        + f"), {comparison['n_answer_key']} questions. Match rule: {comparison['match']} "
+        f"Answers: {md(answers.get('name'))} ({md(answers.get('source'))}"
+        + (f", sha256 {md(answers['sha256'][:12])}" if answers.get("sha256") else "")
+        + f"), {comparison['n_answer_key']} questions. Match rule: {md(comparison['match'])} "
         "(auto = exact for BLINK's extracted predictions, lenient for raw model output). "
         "Accuracy %; missing or unparsed = wrong; macro = unweighted mean over the model's tasks "
         "(BLINK's headline), micro = pooled. (n=...) marks a cell scored on fewer questions than the task has."
     )
     lines += ["", "## Accuracy per task", "", accuracy_table(comparison), ""]
-    lines += [f"Reference rows: {comparison['reference']['source']}.", ""]
+    lines += [f"Reference rows: {md(comparison['reference']['source'])}.", ""]
 
     lines += ["## Reading the predictions", "",
               "| Model | format | match | scored | missing | unparsed | outside options (incl. (Z)) | "
@@ -492,38 +494,37 @@ def markdown(comparison: dict[str, Any]) -> str:
             continue
         total = lambda key: sum(t[key] for t in m["tasks"].values())  # noqa: E731
         lines.append(
-            f"| {name} | {m['format']} | {m['match']} | {total('n')} | {total('missing')} | {total('unparsed')} | "
+            f"| {md(name)} | {md(m['format'])} | {md(m['match'])} | {total('n')} | {total('missing')} | {total('unparsed')} | "
             f"{total('out_of_options')} | {total('rejected_by_exact')} | {m['options'].get('assumed', 0)} | "
             f"{m['file_answer_mismatches']} | {m['not_in_answer_key']} |"
         )
     notes = [(n, m["import"]["notes"], m["import"]["skipped"]) for n, m in comparison["models"].items()
              if m["kind"] == "mllm" and (m["import"]["notes"] or m["import"]["skipped"])]
     for name, model_notes, skipped in notes:
-        lines.append(f"\n{name}: skipped {skipped or 'nothing'}; " + "; ".join(model_notes[:5]))
+        lines.append("\n" + md(f"{name}: skipped {skipped or 'nothing'}; " + "; ".join(model_notes[:5])))
     lines.append("\nOptions assumed: a question whose option count no run, BLINK file or table gave is taken to "
                  "offer A-D (BLINK's maximum); a letter beyond its options is unparsed.")
 
-    lines += ["", "## 95% confidence intervals (%): Wilson per task", "", "| Model | " + " | ".join(comparison["tasks"]) + " |",
-              "|" + "---|" * (len(comparison["tasks"]) + 1)]
+    lines += ["", "## 95% confidence intervals (%): Wilson per task, bootstrap for the macro mean", "",
+              "| Model | " + " | ".join(map(md, comparison["tasks"])) + " | macro |",
+              "|" + "---|" * (len(comparison["tasks"]) + 2)]
     for name, m in comparison["models"].items():
-        cells = []
-        for task in comparison["tasks"]:
-            ci = (m["tasks"].get(task) or {}).get("ci95")
-            cells.append(f"{_pct(ci[0])}-{_pct(ci[1])}" if ci else "-")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        cis = [(m["tasks"].get(task) or {}).get("ci95") for task in comparison["tasks"]] + [m.get("macro_ci95")]
+        cells = [f"{_pct(ci[0])}-{_pct(ci[1])}" if ci else "-" for ci in cis]
+        lines.append(f"| {md(name)} | " + " | ".join(cells) + " |")
 
     if comparison["mcnemar"]:
         lines += ["", "## Paired McNemar tests (exact, two-sided), specialist vs each MLLM", "",
                   "| Task | specialist | MLLM | shared | both right | specialist only | MLLM only | both wrong | p |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for t in comparison["mcnemar"]:
-            lines.append(f"| {t['task']} | {t['specialist']} | {t['mllm']} | {t['n_shared']} | {t['both_right']} | "
+            lines.append(f"| {md(t['task'])} | {md(t['specialist'])} | {md(t['mllm'])} | {t['n_shared']} | {t['both_right']} | "
                          f"{t['specialist_only']} | {t['mllm_only']} | {t['both_wrong']} | {t['p_value']:.3g} |")
     lines += ["", "## Oracle union", "",
               "| Task | specialist | best MLLM | n | specialist % | best MLLM % | specialist or best MLLM % | "
               "specialist or any MLLM % |", "|---|---|---|---|---|---|---|---|"]
     for u in comparison["oracle_union"]:
-        lines.append(f"| {u['task']} | {u['specialist'] or '-'} | {u['best_mllm'] or '-'} | {u['n']} | "
+        lines.append(f"| {md(u['task'])} | {md(u['specialist'] or '-')} | {md(u['best_mllm'] or '-')} | {u['n']} | "
                      f"{_pct(u.get('specialist_accuracy'))} | {_pct(u.get('best_mllm_accuracy'))} | "
                      f"{_pct(u.get('union_best'))} | {_pct(u.get('union_any_mllm'))} |")
     agree = comparison["agreement"]
@@ -531,11 +532,11 @@ def markdown(comparison: dict[str, Any]) -> str:
               "| | " + " | ".join(str(i + 1) for i in range(len(agree["models"]))) + " |",
               "|" + "---|" * (len(agree["models"]) + 1)]
     for i, name in enumerate(agree["models"]):
-        lines.append(f"| {i + 1}. {name} | " + " | ".join(_pct(r) if r is not None else "-" for r in agree["rate"][i]) + " |")
+        lines.append(f"| {i + 1}. {md(name)} | " + " | ".join(_pct(r) if r is not None else "-" for r in agree["rate"][i]) + " |")
     if comparison["misses"]:
         per_task = Counter(m["task"] for m in comparison["misses"])
         lines += ["", "## Questions the best MLLM misses and the specialist gets", "",
-                  ", ".join(f"{t}: {n}" for t, n in per_task.items()) + " (all listed in misses.csv)"]
+                  ", ".join(f"{md(t)}: {n}" for t, n in per_task.items()) + " (all listed in misses.csv)"]
     lines.append("")
     return "\n".join(lines)
 
@@ -650,11 +651,11 @@ def write_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str
     with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
         writer.writeheader()
-        writer.writerows(csv_rows(comparison))
+        writer.writerows(csv_row(row) for row in csv_rows(comparison))
     fields = ("idx", "task", "gold", "specialist", "specialist_pred", "best_mllm", "mllm_raw", "mllm_letter", "mllm_form")
     with open(paths["misses"], "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(comparison["misses"])
+        writer.writerows(csv_row(row) for row in comparison["misses"])
     _plots(comparison, paths["bars"], paths["scatter"])
     return paths

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .benchmark_report import metrics_lines
+from .cells import markdown_cell as md
 from .blink_twice import question_id, yes_no
 from .evaluate import benchmark_metrics
 from .marvel import PARTS, parse_count
@@ -179,13 +180,13 @@ def comparison_markdown(comparison: dict[str, Any]) -> str:
     names = list(comparison["models"])
     benchmark = comparison["benchmark"]
     lines = [f"# {BENCHMARK_NAMES[benchmark]}: specialists and MLLMs", "",
-             f"{comparison['questions']} questions from {comparison['root']}; a missing or unparsed answer is wrong.", ""]
+             f"{comparison['questions']} questions from {md(comparison['root'])}; a missing or unparsed answer is wrong.", ""]
     lines += metrics_lines(benchmark, [m["metrics"] for m in comparison["models"].values()], names)
     lines += ["", "Answers parsed per model:", ""]
     for name, model in comparison["models"].items():
         if model["kind"] == "mllm":
             p = model["parsing"]
-            lines.append(f"- {name}: {p['parsed']} parsed, {p['unparsed']} unparsed, {p['missing']} missing; "
+            lines.append(f"- {md(name)}: {p['parsed']} parsed, {p['unparsed']} unparsed, {p['missing']} missing; "
                          f"{p['ids_not_in_release']} id(s) name no question of the release")
     return "\n".join(lines) + "\n"
 

@@ -248,3 +248,36 @@ def test_a_samples_line_that_is_no_sample_is_named(tmp_path, line):
     (tmp_path / "samples.jsonl").write_bytes(b'{"idx": "val_Counting_1"}\n' + line + b"\n")
     with pytest.raises(CompareError, match=r"samples\.jsonl:2 is not"):
         read_samples(tmp_path / "samples.jsonl")
+
+
+def table_widths(markdown_text):
+    """Column count of every table line: pipes that are not escaped, per line."""
+    import re
+
+    return [len(re.findall(r"(?<!\\)\|", line)) for line in markdown_text.splitlines() if line.startswith("|")]
+
+
+def test_names_and_answers_are_data_in_every_table_and_csv(tmp_path):
+    rows = make_blink_fixture(tmp_path / "blink", n_per_task=6)
+    run_dir = tmp_path / "=run|one"
+    run(RunConfig(str(run_dir), tasks=["Relative_Depth"], specialist=["random"], blink_root=str(tmp_path / "blink"),
+                  progress=False))
+    gold = {f"val_{r.task}_{r.number}": r.answer for r in rows if r.task == "Relative_Depth"}
+    (tmp_path / "m.json").write_text(json.dumps({idx: '=HYPERLINK("http://x","click")' for idx in gold}))
+    hostile = "evil|<b>x<i>\n| injected row |"  # NAME= holds no slash
+    comparison = compare([run_dir], [f"{hostile}={tmp_path / 'm.json'}"])
+    paths = write_comparison(comparison, tmp_path / "cmp")
+
+    text = paths["markdown"].read_text()
+    assert "<b>" not in text and "\n| injected row |" not in text and "evil\\|&lt;b&gt;" in text
+    header_widths = {line.count("|") for line in text.splitlines() if line.startswith("| Model |")}
+    assert len(header_widths) >= 1
+    for table in text.split("\n\n"):  # every row of a table has its header's columns
+        widths = table_widths(table)
+        assert len(set(widths)) <= 1, table
+    misses = list(csv.DictReader(open(paths["misses"], newline="")))
+    assert misses and all(m["mllm_raw"] == '\'=HYPERLINK("http://x","click")' for m in misses)
+    assert all(m["specialist"].startswith("'=run|one") for m in misses)
+    scores = list(csv.DictReader(open(paths["csv"], newline="")))
+    assert {r["model"] for r in scores if r["kind"] != "reference"} == {"'=run|one: random (baseline)", hostile}
+    assert all(float(r["accuracy"]) >= 0 for r in scores)  # numbers stay numbers

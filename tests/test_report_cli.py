@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,29 @@ def test_a_results_file_that_is_not_one_is_named(tmp_path, content):
     (tmp_path / "results.json").write_bytes(content)
     with pytest.raises(ReportError, match=rf"^{tmp_path / 'results.json'} (is not valid JSON|has no 'tasks' section)"):
         write_report([tmp_path])
+
+
+def test_report_prints_the_macro_interval_and_keeps_names_as_data(blink_root, tmp_path):
+    run_dir = tmp_path / "=r|1"
+    run(RunConfig(str(run_dir), specialist=["random"], blink_root=str(blink_root), progress=False))
+    results = json.loads((run_dir / "results.json").read_text())
+    results["tasks"]["Relative_Depth"]["specialist"] = "x|y\n| z |"
+    (run_dir / "results.json").write_text(json.dumps(results))
+    lo, hi = results["macro_ci95"]
+    macro = f"{100 * results['macro_accuracy']:.2f} [{100 * lo:.2f}, {100 * hi:.2f}]"
+    assert lo < results["macro_accuracy"] < hi
+
+    paths = write_report([run_dir])
+    text = paths["markdown"].read_text()
+    [macro_row] = [line for line in text.splitlines() if line.startswith("| **macro mean**")]
+    assert macro_row.split(" | ")[1] == macro
+    assert "=r\\|1: random" in text and "x\\|y \\| z \\|" in text and "\n| z |" not in text
+    for table in text.split("\n\n"):
+        assert len({len(re.findall(r"(?<!\\)\|", line)) for line in table.splitlines() if line.startswith("|")}) <= 1
+    models = {row["model"] for row in csv.DictReader(open(paths["csv"], newline=""))}
+    assert any(model.startswith("'=r|1: random") for model in models)
+
+    # a run written before results.json kept the interval: the same one, from its samples
+    del results["macro_ci95"]
+    (run_dir / "results.json").write_text(json.dumps(results))
+    assert macro in write_report([run_dir])["markdown"].read_text()
