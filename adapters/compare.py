@@ -37,7 +37,7 @@ from .compare_stats import accuracy_on, agreement, mcnemar, union_accuracy
 from .mllm import ModelPredictions, letters_of, load_all
 from .mllm_answers import normalise_answer
 from .reference import reference_scores
-from .report import load_run
+from .report import load_run, writing_into
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, wilson_ci
 from .tasks import TASK_NAMES, UnknownTaskError, task_from_idx
 
@@ -642,10 +642,16 @@ def _plots(comparison: dict[str, Any], bars: Path, scatter: Path) -> None:
 
 def write_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str, Path]:
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
     paths = {name: output / file for name, file in (
         ("json", "comparison.json"), ("markdown", "comparison.md"), ("csv", "comparison.csv"),
         ("misses", "misses.csv"), ("bars", "comparison_bars.png"), ("scatter", "comparison_scatter.png"))}
+    with writing_into(output, "the comparison", CompareError):
+        _write_files(comparison, output, paths)
+    return paths
+
+
+def _write_files(comparison: dict[str, Any], output: Path, paths: dict[str, Path]) -> None:
+    output.mkdir(parents=True, exist_ok=True)
     paths["json"].write_text(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown(comparison), encoding="utf-8")
     with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
@@ -658,4 +664,3 @@ def write_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str
         writer.writeheader()
         writer.writerows(csv_row(row) for row in comparison["misses"])
     _plots(comparison, paths["bars"], paths["scatter"])
-    return paths

@@ -31,6 +31,7 @@ from .evaluate import benchmark_metrics
 from .marvel import PARTS, parse_count
 from .mllm import read_json, read_text, refuse_repeats
 from .questions import MCQuestion
+from .report import writing_into
 
 BENCHMARK_NAMES = {"marvel": "MARVEL", "blink-twice": "BLINK-Twice"}
 ACCEPTED = ("a JSON file {question id: answer} (MARVEL also {puzzle id: {avr, fine, count_context, ...}}) "
@@ -193,8 +194,9 @@ def comparison_markdown(comparison: dict[str, Any]) -> str:
 
 def write_other_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str, Path]:
     out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "comparison.json", "markdown": out / "comparison.md"}
-    paths["json"].write_text(json.dumps(comparison, indent=2), encoding="utf-8")
-    paths["markdown"].write_text(comparison_markdown(comparison), encoding="utf-8")
+    with writing_into(out, "the comparison", OtherCompareError):
+        out.mkdir(parents=True, exist_ok=True)
+        paths["json"].write_text(json.dumps(comparison, indent=2), encoding="utf-8")
+        paths["markdown"].write_text(comparison_markdown(comparison), encoding="utf-8")
     return paths

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import csv
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .benchmark_report import metrics_lines
 from .cells import csv_row
@@ -23,6 +24,16 @@ from .tasks import ALL_TASK_NAMES
 
 class ReportError(ValueError):
     pass
+
+
+@contextmanager
+def writing_into(folder: Path, what: str, error: type[ValueError] = ReportError) -> Iterator[None]:
+    """A folder that cannot take the files (read-only, full, not ours) is one line naming it."""
+    try:
+        yield
+    except OSError as exc:
+        raise error(f"cannot write {what} into {folder}: {exc.strerror or exc}; pass --output-dir DIR, "
+                    "a folder you can write") from None
 
 
 @dataclass(frozen=True)
@@ -260,12 +271,13 @@ def write_report(run_dirs: Sequence[str | Path], output: str | Path | None = Non
             raise ReportError("several runs: pass --output-dir DIR for the combined report")
         output = runs[0].directory
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": output / "report.md", "csv": output / "report.csv", "plot": output / "report.png"}
-    paths["markdown"].write_text(markdown(runs), encoding="utf-8")
-    with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        writer.writerows(csv_row(row) for row in csv_rows(runs))
-    bar_chart(runs, paths["plot"])
+    with writing_into(output, "the report"):
+        output.mkdir(parents=True, exist_ok=True)
+        paths["markdown"].write_text(markdown(runs), encoding="utf-8")
+        with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
+            writer.writeheader()
+            writer.writerows(csv_row(row) for row in csv_rows(runs))
+        bar_chart(runs, paths["plot"])
     return paths

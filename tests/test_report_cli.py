@@ -154,3 +154,43 @@ def test_report_prints_the_macro_interval_and_keeps_names_as_data(blink_root, tm
     del results["macro_ci95"]
     (run_dir / "results.json").write_text(json.dumps(results))
     assert macro in write_report([run_dir])["markdown"].read_text()
+
+
+def read_only_disk(monkeypatch, under):
+    """Writing any file under `under` fails as on a read-only mount (so the test runs as root too)."""
+    import errno
+
+    real_write_text, real_open = Path.write_text, open
+
+    def refuse(path):
+        if Path(path).resolve().is_relative_to(Path(under).resolve()):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    def write_text(self, *args, **kwargs):
+        refuse(self)
+        return real_write_text(self, *args, **kwargs)
+
+    def open_(file, mode="r", *args, **kwargs):
+        if any(flag in mode for flag in "wax+"):
+            refuse(file)
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+    monkeypatch.setattr("builtins.open", open_)
+
+
+def test_report_and_compare_into_a_read_only_folder_say_so_in_one_line(blink_root, tmp_path, monkeypatch, capsys):
+    from specialists.cli import main
+
+    run_dir = tmp_path / "run"
+    run(RunConfig(str(run_dir), specialist=["random"], blink_root=str(blink_root), progress=False))
+    (tmp_path / "m.json").write_text(json.dumps({"val_Relative_Depth_1": "(A)"}))
+    read_only_disk(monkeypatch, run_dir)
+    for argv, what in ((["report", str(run_dir)], "the report"),
+                       (["compare", str(run_dir), "--mllm", str(tmp_path / "m.json")], "the comparison")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == f"error: cannot write {what} into {run_dir}: Read-only file system; pass --output-dir DIR, " \
+                      "a folder you can write\n"
+    assert main(["report", str(run_dir), "--output-dir", str(tmp_path / "elsewhere")]) == 0
+    assert (tmp_path / "elsewhere" / "report.md").is_file()
