@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from .cells import markdown_cell as md
+
 MARVEL_ROWS = (("avr", "AVR (instance)"), ("fine", "fine-grained perception (instance)"),
                ("count_context", "coarse: context panels"), ("count_choices", "coarse: choice panels"),
                ("count_total", "coarse: all panels"), ("perc_c", "Perc^C (group)"), ("perc_c_f", "Perc^C&F (group)"),
@@ -20,7 +22,7 @@ def _pct(figure: Mapping[str, Any] | None, key: str = "accuracy") -> str:
 
 
 def _table(rows, blocks: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[str]:
-    lines = ["| metric | " + " | ".join(names) + " | random (expected) | n |", "|---|" + "---|" * (len(names) + 2)]
+    lines = ["| metric | " + " | ".join(map(md, names)) + " | random (expected) | n |", "|---|" + "---|" * (len(names) + 2)]
     for key, label in rows:
         figures = [block.get(key) for block in blocks]
         reference = next((f for f in figures if f), None)
@@ -36,7 +38,7 @@ def metrics_lines(benchmark: str, metrics: Sequence[Mapping[str, Any]], names: S
         for key, title in (("by_pattern", "pattern"), ("by_configuration", "task configuration")):
             values = sorted({v for m in metrics for v in m.get(key, {})})
             lines += ["", f"By {title}: AVR / fine / Perc^C / Perc^C&F&AVR (%):", "",
-                      f"| {title} | " + " | ".join(names) + " | puzzles |", "|---|" + "---|" * (len(names) + 1)]
+                      f"| {title} | " + " | ".join(map(md, names)) + " | puzzles |", "|---|" + "---|" * (len(names) + 1)]
             for value in values:
                 cells, n = [], "-"
                 for m in metrics:
@@ -46,18 +48,18 @@ def metrics_lines(benchmark: str, metrics: Sequence[Mapping[str, Any]], names: S
                         continue
                     n = str(block["avr"]["n"] or block["perc_c"]["n"])
                     cells.append(" / ".join(_pct(block[k]) for k in ("avr", "fine", "perc_c", "perc_c_f_avr")))
-                lines.append(f"| {value} | " + " | ".join(cells) + f" | {n} |")
+                lines.append(f"| {md(value)} | " + " | ".join(cells) + f" | {n} |")
         return lines
     if benchmark == "blink-twice":
         lines = ["BLINK-Twice's metrics (%):", ""] + _table(BLINK_TWICE_ROWS, metrics, names)
         notes = {m.get("g_acc_note") for m in metrics if m.get("g_acc_note")}
-        lines += ["", *(f"G-Acc: {note}." for note in sorted(notes))] if notes else []
+        lines += ["", *(f"G-Acc: {md(note)}." for note in sorted(notes))] if notes else []
         categories = sorted({c for m in metrics for c in m.get("by_category", {})})
-        lines += ["", "Q-Acc by category (%):", "", "| category | " + " | ".join(names) + " | n |",
+        lines += ["", "Q-Acc by category (%):", "", "| category | " + " | ".join(map(md, names)) + " | n |",
                   "|---|" + "---|" * (len(names) + 1)]
         for category in categories:
             figures = [m.get("by_category", {}).get(category) for m in metrics]
             n = next((f["n"] for f in figures if f), "-")
-            lines.append(f"| {category} | " + " | ".join(_pct(f) for f in figures) + f" | {n} |")
+            lines.append(f"| {md(category)} | " + " | ".join(_pct(f) for f in figures) + f" | {n} |")
         return lines
     return []

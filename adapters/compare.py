@@ -31,17 +31,19 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .answers import load_answers
+from .cells import csv_row
+from .cells import markdown_cell as md
+from .compare_plots import plots
 from .compare_stats import accuracy_on, agreement, mcnemar, union_accuracy
-from .mllm import ModelPredictions, letters_of, load_all, normalise_answer
+from .mllm import ModelPredictions, letters_of, load_all
+from .mllm_answers import normalise_answer
 from .reference import reference_scores
-from .report import load_run
+from .report import load_run, writing_into
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, wilson_ci
 from .tasks import TASK_NAMES, UnknownTaskError, task_from_idx
 
 COMPARISON_SCHEMA_VERSION = 1
 MATCH_CHOICES = ("auto", "exact", "lenient")
-# Grouped bars stay readable up to this many models; beyond it, the best MLLMs by macro mean.
-MAX_BARS = 8
 
 
 class CompareError(ValueError):
@@ -119,8 +121,11 @@ def read_samples(path: Path) -> dict[str, dict]:
             break
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CompareError(f"{path}:{number} is not valid JSON ({exc})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("idx"), str):
+            raise CompareError(f"{path}:{number} is not a sample line (a JSON object with an 'idx'): not written by "
+                               "`specialists run`")
         records[record["idx"]] = record
     return records
 
@@ -156,9 +161,11 @@ def build_key(answers: str | None, runs: Sequence[SpecialistRun], mllms: Sequenc
     return AnswerKey(gold, {"name": "from inputs", "source": origin, "runs": [json.loads(v) for v in versions]})
 
 
-def option_counts(runs: Sequence[SpecialistRun], blink_root: str | None) -> dict[str, int]:
-    """idx -> number of options, from the runs' samples and, when given, the BLINK files."""
+def question_options(runs: Sequence[SpecialistRun], blink_root: str | None) -> tuple[dict[str, int], dict[str, dict]]:
+    """idx -> number of options, from the runs' samples and, when given, the BLINK files; and
+    idx -> {letter: option text} from the BLINK files."""
     counts: dict[str, int] = {}
+    texts: dict[str, dict[str, str]] = {}
     if blink_root:
         from .blink import BlinkReader
         from .questions import MCQuestion
@@ -172,11 +179,12 @@ def option_counts(runs: Sequence[SpecialistRun], blink_root: str | None) -> dict
                 for question in reader.questions(task):
                     if isinstance(question, MCQuestion):
                         counts[question.idx] = len(question.choices)
+                        texts[question.idx] = dict(zip(question.letters, question.choices))
     for run in runs:
         for idx, sample in run.samples.items():
             if sample.get("n_choices"):
                 counts[idx] = int(sample["n_choices"])
-    return counts
+    return counts, texts
 
 
 # --------------------------------------------------------------------------- scoring
@@ -203,7 +211,10 @@ def score_specialist(run: SpecialistRun, key: AnswerKey, rescore: bool) -> Score
     return model
 
 
-def score_mllm(pred: ModelPredictions, key: AnswerKey, options: dict[str, int], match: str) -> ScoredModel:
+def score_mllm(pred: ModelPredictions, key: AnswerKey, options: dict[str, int], match: str,
+               option_texts: dict[str, dict[str, str]] | None = None) -> ScoredModel:
+    """Score one model's predictions; `option_texts` (idx -> {letter: text}) lets an answer that
+    also names another option by its text count as naming several."""
     rule = pred.default_match if match == "auto" else match
     model = ScoredModel(pred.model, "mllm", pred.source, pred.format, rule)
     covered = {t for idx in pred.predictions if idx in key.gold and (t := _task(idx))}
@@ -217,7 +228,8 @@ def score_mllm(pred: ModelPredictions, key: AnswerKey, options: dict[str, int], 
         letters, source = letters_of(idx, options, pred)
         option_source[source] += 1
         raw = pred.predictions.get(idx)
-        parsed = normalise_answer(raw, letters, rule) if idx in pred.predictions else normalise_answer(None, letters)
+        texts = (option_texts or {}).get(idx) or pred.option_texts.get(idx)
+        parsed = normalise_answer(raw, letters, rule, texts) if idx in pred.predictions else normalise_answer(None, letters)
         model.letters[idx] = parsed.letter
         model.correct[idx] = parsed.letter == key.gold[idx]
         model.forms[idx] = parsed.form
@@ -387,9 +399,9 @@ def compare(
                            "--allow-other-benchmarks to score them anyway (named in the report)")
     predictions = load_all(mllm_specs)
     key = build_key(answers, runs, predictions)
-    options = option_counts(runs, blink_root)
+    options, texts = question_options(runs, blink_root)
     specialists = [score_specialist(r, key, rescore=answers is not None) for r in runs]
-    mllms = [score_mllm(p, key, options, match) for p in predictions]
+    mllms = [score_mllm(p, key, options, match, texts) for p in predictions]
     for model in (*specialists, *mllms):
         summarise(model, seed)
     mllms.sort(key=lambda m: (-(m.macro or 0), m.name))
@@ -433,7 +445,7 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
         if model["kind"] == "mllm":
             for task, t in model["tasks"].items():
                 key_n[task] = max(key_n[task], t["n"])
-    head = ["Model", *tasks, "macro", "micro"]
+    head = ["Model", *map(md, tasks), "macro", "micro"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, model in comparison["models"].items():
         cells = []
@@ -444,9 +456,9 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
                 cell += f" (n={t['n']})"
             cells.append(cell)
         partial = "" if len(model["tasks"]) == len(tasks) else f" ({len(model['tasks'])} tasks)"
-        label = f"{name} [{model['kind']}]" if model["kind"] == "specialist" else name
+        label = f"{md(name)} [{model['kind']}]" if model["kind"] == "specialist" else md(name)
         if name in comparison.get("other_benchmarks", {}):
-            label += f" [{comparison['other_benchmarks'][name]}, not BLINK]"
+            label += f" [{md(comparison['other_benchmarks'][name])}, not BLINK]"
         lines.append("| " + " | ".join([label, *cells, _pct(model["macro_accuracy"]) + partial,
                                          _pct(model["micro_accuracy"])]) + " |")
     rows = dict(comparison["reference"]["rows"])
@@ -454,7 +466,7 @@ def accuracy_table(comparison: dict[str, Any]) -> str:
         rows["random (expected, from option counts)"] = comparison["random_expected"]
     for name, values in rows.items():
         cells = [_pct(values.get(t)) for t in tasks]
-        lines.append("| " + " | ".join([name, *cells, "", ""]) + " |")
+        lines.append("| " + " | ".join([md(name), *cells, "", ""]) + " |")
     return "\n".join(lines)
 
 
@@ -462,15 +474,15 @@ def markdown(comparison: dict[str, Any]) -> str:
     answers = comparison["answers"]
     lines = ["# Specialists versus MLLMs", ""]
     lines.append(
-        f"Answers: {answers.get('name')} ({answers.get('source')}"
-        + (f", sha256 {answers['sha256'][:12]}" if answers.get("sha256") else "")
-        + f"), {comparison['n_answer_key']} questions. Match rule: {comparison['match']} "
+        f"Answers: {md(answers.get('name'))} ({md(answers.get('source'))}"
+        + (f", sha256 {md(answers['sha256'][:12])}" if answers.get("sha256") else "")
+        + f"), {comparison['n_answer_key']} questions. Match rule: {md(comparison['match'])} "
         "(auto = exact for BLINK's extracted predictions, lenient for raw model output). "
         "Accuracy %; missing or unparsed = wrong; macro = unweighted mean over the model's tasks "
         "(BLINK's headline), micro = pooled. (n=...) marks a cell scored on fewer questions than the task has."
     )
     lines += ["", "## Accuracy per task", "", accuracy_table(comparison), ""]
-    lines += [f"Reference rows: {comparison['reference']['source']}.", ""]
+    lines += [f"Reference rows: {md(comparison['reference']['source'])}.", ""]
 
     lines += ["## Reading the predictions", "",
               "| Model | format | match | scored | missing | unparsed | outside options (incl. (Z)) | "
@@ -481,38 +493,37 @@ def markdown(comparison: dict[str, Any]) -> str:
             continue
         total = lambda key: sum(t[key] for t in m["tasks"].values())  # noqa: E731
         lines.append(
-            f"| {name} | {m['format']} | {m['match']} | {total('n')} | {total('missing')} | {total('unparsed')} | "
+            f"| {md(name)} | {md(m['format'])} | {md(m['match'])} | {total('n')} | {total('missing')} | {total('unparsed')} | "
             f"{total('out_of_options')} | {total('rejected_by_exact')} | {m['options'].get('assumed', 0)} | "
             f"{m['file_answer_mismatches']} | {m['not_in_answer_key']} |"
         )
     notes = [(n, m["import"]["notes"], m["import"]["skipped"]) for n, m in comparison["models"].items()
              if m["kind"] == "mllm" and (m["import"]["notes"] or m["import"]["skipped"])]
     for name, model_notes, skipped in notes:
-        lines.append(f"\n{name}: skipped {skipped or 'nothing'}; " + "; ".join(model_notes[:5]))
+        lines.append("\n" + md(f"{name}: skipped {skipped or 'nothing'}; " + "; ".join(model_notes[:5])))
     lines.append("\nOptions assumed: a question whose option count no run, BLINK file or table gave is taken to "
                  "offer A-D (BLINK's maximum); a letter beyond its options is unparsed.")
 
-    lines += ["", "## 95% confidence intervals (%): Wilson per task", "", "| Model | " + " | ".join(comparison["tasks"]) + " |",
-              "|" + "---|" * (len(comparison["tasks"]) + 1)]
+    lines += ["", "## 95% confidence intervals (%): Wilson per task, bootstrap for the macro mean", "",
+              "| Model | " + " | ".join(map(md, comparison["tasks"])) + " | macro |",
+              "|" + "---|" * (len(comparison["tasks"]) + 2)]
     for name, m in comparison["models"].items():
-        cells = []
-        for task in comparison["tasks"]:
-            ci = (m["tasks"].get(task) or {}).get("ci95")
-            cells.append(f"{_pct(ci[0])}-{_pct(ci[1])}" if ci else "-")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        cis = [(m["tasks"].get(task) or {}).get("ci95") for task in comparison["tasks"]] + [m.get("macro_ci95")]
+        cells = [f"{_pct(ci[0])}-{_pct(ci[1])}" if ci else "-" for ci in cis]
+        lines.append(f"| {md(name)} | " + " | ".join(cells) + " |")
 
     if comparison["mcnemar"]:
         lines += ["", "## Paired McNemar tests (exact, two-sided), specialist vs each MLLM", "",
                   "| Task | specialist | MLLM | shared | both right | specialist only | MLLM only | both wrong | p |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for t in comparison["mcnemar"]:
-            lines.append(f"| {t['task']} | {t['specialist']} | {t['mllm']} | {t['n_shared']} | {t['both_right']} | "
+            lines.append(f"| {md(t['task'])} | {md(t['specialist'])} | {md(t['mllm'])} | {t['n_shared']} | {t['both_right']} | "
                          f"{t['specialist_only']} | {t['mllm_only']} | {t['both_wrong']} | {t['p_value']:.3g} |")
     lines += ["", "## Oracle union", "",
               "| Task | specialist | best MLLM | n | specialist % | best MLLM % | specialist or best MLLM % | "
               "specialist or any MLLM % |", "|---|---|---|---|---|---|---|---|"]
     for u in comparison["oracle_union"]:
-        lines.append(f"| {u['task']} | {u['specialist'] or '-'} | {u['best_mllm'] or '-'} | {u['n']} | "
+        lines.append(f"| {md(u['task'])} | {md(u['specialist'] or '-')} | {md(u['best_mllm'] or '-')} | {u['n']} | "
                      f"{_pct(u.get('specialist_accuracy'))} | {_pct(u.get('best_mllm_accuracy'))} | "
                      f"{_pct(u.get('union_best'))} | {_pct(u.get('union_any_mllm'))} |")
     agree = comparison["agreement"]
@@ -520,11 +531,11 @@ def markdown(comparison: dict[str, Any]) -> str:
               "| | " + " | ".join(str(i + 1) for i in range(len(agree["models"]))) + " |",
               "|" + "---|" * (len(agree["models"]) + 1)]
     for i, name in enumerate(agree["models"]):
-        lines.append(f"| {i + 1}. {name} | " + " | ".join(_pct(r) if r is not None else "-" for r in agree["rate"][i]) + " |")
+        lines.append(f"| {i + 1}. {md(name)} | " + " | ".join(_pct(r) if r is not None else "-" for r in agree["rate"][i]) + " |")
     if comparison["misses"]:
         per_task = Counter(m["task"] for m in comparison["misses"])
         lines += ["", "## Questions the best MLLM misses and the specialist gets", "",
-                  ", ".join(f"{t}: {n}" for t, n in per_task.items()) + " (all listed in misses.csv)"]
+                  ", ".join(f"{md(t)}: {n}" for t, n in per_task.items()) + " (all listed in misses.csv)"]
     lines.append("")
     return "\n".join(lines)
 
@@ -548,102 +559,27 @@ def csv_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _plots(comparison: dict[str, Any], bars: Path, scatter: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    tasks = comparison["tasks"]
-    models = comparison["models"]
-    specialists = [n for n, m in models.items() if m["kind"] == "specialist"]
-    mllms = [n for n, m in models.items() if m["kind"] == "mllm"]  # already sorted by macro
-    shown = specialists + mllms[: max(1, MAX_BARS - len(specialists))]
-    refs = comparison["reference"]["rows"]
-    # Tasks in rows of at most 7, so the figure keeps a page's proportions (14 tasks in one row
-    # made it 2328x576 px); whiskers thin and grey, reference marks each their own shape.
-    per_row = 7
-    rows = [tasks[i:i + per_row] for i in range(0, len(tasks), per_row)] or [[]]
-    width = 0.8 / max(len(shown), 1)
-    fig, axes = plt.subplots(len(rows), 1, figsize=(11, 3.6 * len(rows) + 1.2), squeeze=False)
-    for ax, row_tasks in zip(axes[:, 0], rows):
-        x = np.arange(len(row_tasks))
-        for i, name in enumerate(shown):
-            acc, lo, hi = [], [], []
-            for task in row_tasks:
-                t = models[name]["tasks"].get(task) or {}
-                a = t.get("accuracy")
-                ci = t.get("ci95") or (a, a)
-                acc.append(100 * a if a is not None else np.nan)
-                lo.append(100 * (a - ci[0]) if a is not None else 0)
-                hi.append(100 * (ci[1] - a) if a is not None else 0)
-            ax.bar(x - 0.4 + width * (i + 0.5), acc, width, yerr=[lo, hi], capsize=0,
-                   error_kw={"elinewidth": 0.8, "ecolor": "0.35"}, label=name)
-        for row, marker, colour in (("paper specialist", "D", "black"), ("human (paper)", "^", "tab:green")):
-            ax.scatter(x, [100 * refs[row][t] if t in refs[row] else np.nan for t in row_tasks], marker=marker, s=40,
-                       color=colour, edgecolors="white", linewidths=0.8, label=row, zorder=3)
-        ax.set_xticks(x, [t.replace("_", "\n", 1) for t in row_tasks], fontsize=10)
-        ax.set_ylabel("accuracy %", fontsize=10)
-        ax.set_ylim(0, 105)
-        ax.set_xlim(-0.5, per_row - 0.5)
-    hidden = len(specialists) + len(mllms) - len(shown)
-    fig.suptitle("Accuracy per task, 95% Wilson CI" + (f" ({hidden} lower-ranked MLLMs not drawn)" if hidden else ""),
-                 fontsize=12)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=9, frameon=False)
-    fig.tight_layout(rect=(0, 0.06 + 0.02 * (len(labels) // 6), 1, 0.97))
-    fig.savefig(bars, dpi=120)
-    plt.close(fig)
-
-    # Specialist (measured, else the paper's) against the best MLLM of each task.
-    best = comparison["best_mllm"]
-    fig, ax = plt.subplots(figsize=(6, 6))
-    sources = [(n, {t: v["accuracy"] for t, v in models[n]["tasks"].items()}) for n in specialists]
-    if not sources:
-        sources = [("paper specialist", refs["paper specialist"])]
-    placed: list[tuple[float, float]] = []  # label positions so far, in data units
-    for name, accs in sources:
-        pts = [(models[best[t]]["tasks"][t]["accuracy"], accs[t], t) for t in tasks if t in best and t in accs]
-        ax.scatter([100 * p[0] for p in pts], [100 * p[1] for p in pts], label=name)
-        for bx, sy, task in sorted(pts, key=lambda p: -p[1]):
-            # beside the point, on the side with room, moved down past labels it would overlap
-            right = 100 * bx < 62
-            lx, ly = 100 * bx + (2 if right else -2), 100 * sy
-            while any(abs(ly - py) < 3.5 and abs(lx - px) < 30 for px, py in placed):
-                ly -= 3.5
-            placed.append((lx, ly))
-            ax.annotate(task.replace("_", " "), (100 * bx, 100 * sy), xytext=(lx, ly), fontsize=8,
-                        ha="left" if right else "right", va="center",
-                        arrowprops={"arrowstyle": "-", "color": "0.6", "linewidth": 0.6} if ly != 100 * sy else None)
-    ax.plot([0, 100], [0, 100], color="grey", linewidth=1, linestyle="--")
-    ax.set_xlim(0, 100)
-    ax.set_ylim(0, 100)
-    ax.set_xlabel("best MLLM on the task, accuracy %")
-    ax.set_ylabel("specialist accuracy %")
-    ax.set_title("Specialist vs best MLLM per task")
-    ax.legend(fontsize=9, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(scatter, dpi=120)
-    plt.close(fig)
-
-
 def write_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str, Path]:
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
     paths = {name: output / file for name, file in (
         ("json", "comparison.json"), ("markdown", "comparison.md"), ("csv", "comparison.csv"),
         ("misses", "misses.csv"), ("bars", "comparison_bars.png"), ("scatter", "comparison_scatter.png"))}
+    with writing_into(output, "the comparison", CompareError):
+        _write_files(comparison, output, paths)
+    return paths
+
+
+def _write_files(comparison: dict[str, Any], output: Path, paths: dict[str, Path]) -> None:
+    output.mkdir(parents=True, exist_ok=True)
     paths["json"].write_text(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown(comparison), encoding="utf-8")
     with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
         writer.writeheader()
-        writer.writerows(csv_rows(comparison))
+        writer.writerows(csv_row(row) for row in csv_rows(comparison))
     fields = ("idx", "task", "gold", "specialist", "specialist_pred", "best_mllm", "mllm_raw", "mllm_letter", "mllm_form")
     with open(paths["misses"], "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(comparison["misses"])
-    _plots(comparison, paths["bars"], paths["scatter"])
-    return paths
+        writer.writerows(csv_row(row) for row in comparison["misses"])
+    plots(comparison, paths["bars"], paths["scatter"])

@@ -25,12 +25,17 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .benchmark_report import metrics_lines
+from .cells import markdown_cell as md
 from .blink_twice import question_id, yes_no
 from .evaluate import benchmark_metrics
 from .marvel import PARTS, parse_count
+from .mllm import read_json, read_text, refuse_repeats
 from .questions import MCQuestion
+from .report import writing_into
 
 BENCHMARK_NAMES = {"marvel": "MARVEL", "blink-twice": "BLINK-Twice"}
+ACCEPTED = ("a JSON file {question id: answer} (MARVEL also {puzzle id: {avr, fine, count_context, ...}}) "
+            "or JSON Lines rows {id, prediction}")
 
 
 class OtherCompareError(ValueError):
@@ -83,31 +88,37 @@ def parse_answer(question: MCQuestion, raw: Any) -> str | None:
 
 
 def _read_predictions(path: Path) -> dict[str, Any]:
-    """A prediction file -> {id as written: answer}."""
-    text = path.read_text(encoding="utf-8")
+    """A prediction file -> {id as written: answer}; an id given twice refuses the file."""
     if path.suffix == ".jsonl":
-        out = {}
-        for number, line in enumerate(text.splitlines(), start=1):
+        pairs = []
+        for number, line in enumerate(read_text(path, ACCEPTED).split("\n"), start=1):
             if not line.strip():
                 continue
-            row = json.loads(line)
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise OtherCompareError(f"{path}:{number} is not valid JSON ({exc})") from None
+            if not isinstance(row, dict):
+                raise OtherCompareError(f"{path}:{number}: expected a JSON object per line, got {type(row).__name__}")
             key = next((row[k] for k in ("idx", "question_id", "id") if k in row), None)
             # the model's words first: an `answer` column beside them is the gold, not the model's
             value = next((row[k] for k in ("prediction", "response", "output", "text", "pred", "answer") if k in row), None)
             if key is None:
                 raise OtherCompareError(f"{path}:{number}: no id (idx, question_id or id) in {sorted(row)}")
-            out[str(key)] = value
-        return out
-    data = json.loads(text)
+            pairs.append((str(key), value))
+        refuse_repeats(path, pairs)
+        return dict(pairs)
+    data = read_json(path, ACCEPTED)
     if not isinstance(data, dict):
         raise OtherCompareError(f"{path}: expected {{question id: answer}} (or JSON Lines rows), got {type(data).__name__}")
-    flat: dict[str, Any] = {}
+    pairs = []
     for key, value in data.items():
         if isinstance(value, dict) and set(value) & set(PARTS.values()):  # MARVEL, per puzzle
-            flat.update({f"marvel_{key}_{part}": answer for part, answer in value.items()})
+            pairs += [(f"marvel_{key}_{part}", answer) for part, answer in value.items()]
         else:
-            flat[str(key)] = value
-    return flat
+            pairs.append((str(key), value))
+    refuse_repeats(path, pairs)  # "marvel_7_avr" beside {"7": {"avr": ...}}
+    return dict(pairs)
 
 
 def _our_id(key: str, questions: dict[str, MCQuestion], benchmark: str) -> str:
@@ -170,21 +181,22 @@ def comparison_markdown(comparison: dict[str, Any]) -> str:
     names = list(comparison["models"])
     benchmark = comparison["benchmark"]
     lines = [f"# {BENCHMARK_NAMES[benchmark]}: specialists and MLLMs", "",
-             f"{comparison['questions']} questions from {comparison['root']}; a missing or unparsed answer is wrong.", ""]
+             f"{comparison['questions']} questions from {md(comparison['root'])}; a missing or unparsed answer is wrong.", ""]
     lines += metrics_lines(benchmark, [m["metrics"] for m in comparison["models"].values()], names)
     lines += ["", "Answers parsed per model:", ""]
     for name, model in comparison["models"].items():
         if model["kind"] == "mllm":
             p = model["parsing"]
-            lines.append(f"- {name}: {p['parsed']} parsed, {p['unparsed']} unparsed, {p['missing']} missing; "
+            lines.append(f"- {md(name)}: {p['parsed']} parsed, {p['unparsed']} unparsed, {p['missing']} missing; "
                          f"{p['ids_not_in_release']} id(s) name no question of the release")
     return "\n".join(lines) + "\n"
 
 
 def write_other_comparison(comparison: dict[str, Any], output: str | Path) -> dict[str, Path]:
     out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "comparison.json", "markdown": out / "comparison.md"}
-    paths["json"].write_text(json.dumps(comparison, indent=2), encoding="utf-8")
-    paths["markdown"].write_text(comparison_markdown(comparison), encoding="utf-8")
+    with writing_into(out, "the comparison", OtherCompareError):
+        out.mkdir(parents=True, exist_ok=True)
+        paths["json"].write_text(json.dumps(comparison, indent=2), encoding="utf-8")
+        paths["markdown"].write_text(comparison_markdown(comparison), encoding="utf-8")
     return paths

@@ -1,4 +1,4 @@
-"""MLLM predictions on BLINK questions: importers (detected by file shape) and answer normalisation.
+"""MLLM predictions on BLINK questions: importers, each format detected by the file's shape.
 
 Formats read:
 
@@ -23,115 +23,34 @@ a different count is reported, and the comparison counts the rows whose `answer`
 disagrees with the gold of the question it was mapped to (`answer_mismatches`). A table with an
 explicit BLINK id column (`idx`, `id` or `question_id` holding "val_Task_n") is keyed by it instead.
 
-Normalisation never guesses: a value is a letter only when it has one of the forms below, and
-that letter is one of the question's options; everything else is unparsed, counted, and wrong.
-BLINK's own files hold predictions its pipeline already extracted, and BLINK scored them by
-exact match against "(X)", so "(C) Point C" was wrong there; `exact` matching reproduces that,
-`lenient` accepts a letter followed by text too (the right rule for raw model output).
+Answers are turned into letters by adapters/mllm_answers.py, which never guesses.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .mllm_answers import EXACT
 from .questions import LETTERS, letters_for
 from .tasks import BLINK_TASKS, UnknownTaskError, canonical_task, task_from_idx
 
 # Letters assumed when nothing says how many options a question has: BLINK offers at most four.
 ASSUMED_OPTIONS = 4
-MATCH_RULES = ("exact", "lenient")
-# BLINK's extraction writes "(Z)" when it could not find an answer in the model's output.
-BLINK_UNPARSED = "Z"
 
-_EXACT = re.compile(r"^\(?([A-Z])\)?$")  # "A", "(A)"
-_WRAPPED = re.compile(  # "A.", "A)", "Answer: A", "The answer is (B)."
-    r"^(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:：]?\s*)?\(?([A-Z])\)?\s*[.:]?$", re.IGNORECASE
-)
-_WITH_TEXT = re.compile(  # "(A) A is closer", "A. Point A", "A) text", "A: text", "Answer: (B) text"
-    r"^(?:(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*[:：]?\s*)?(?:\(([A-Z])\)|([A-Z])[.):])\s*\S", re.IGNORECASE
-)
-_ANSWER_WORD = re.compile(r"^(?:the\s+)?(?:final\s+)?answer", re.IGNORECASE)
-_IN_PARENTHESES = re.compile(r"\([a-z]\)\s*[.:]?$")  # "(a)": a lowercase answer in its parentheses
-_OPTION_NAMED = re.compile(r"\(([A-Z])\)")  # an option named the way answers name them: "(B)"
 _BLINK_IDX = re.compile(r"^(val|test)_.+_\d+$")
 _CONCAT = re.compile(r"[\s_\-]*\(?concat(?:enate|enated)?[\s_\-]*images?\)?$", re.IGNORECASE)
 
 
 class MLLMFormatError(ValueError):
     """A prediction file or folder that no importer can read, with what was expected."""
-
-
-# --------------------------------------------------------------------------- normalisation
-
-
-@dataclass(frozen=True)
-class ParsedAnswer:
-    """One prediction after normalisation.
-
-    form: "exact" ("A", "(A)"), "wrapped" ("A.", "Answer: A", "(a)"), "with_text" ("(A) text"),
-    "missing" (no prediction for the question), "out_of_options" (a letter the question does
-    not offer, "(Z)" included), "several_options" ("(B) or (A)") or "unparsed" (no answer form).
-    letter: the chosen letter under the match rule used, or None (scored wrong).
-    """
-
-    raw: str | None
-    form: str
-    letter: str | None
-
-
-def read_letter(raw: Any) -> tuple[str | None, str]:
-    """The letter a value names and its form, before checking it against the options.
-
-    Returns (letter, form) with form one of "exact", "wrapped", "with_text", "missing",
-    "several_options" (a text that names more than one option as "(X)": no answer) or
-    "unparsed". Only capital letters count as bare answers ("a" is an English word); "(a)" and
-    "Answer: a" read as A (lenient matching only).
-    """
-    if raw is None:
-        return None, "missing"
-    if not isinstance(raw, str):
-        return None, "unparsed"
-    text = raw.strip()
-    if not text:
-        return None, "unparsed"
-    if match := _EXACT.match(text):
-        return match.group(1), "exact"
-    match = _WRAPPED.match(text)
-    # a lowercase letter is an answer only where the form says so: in parentheses, or after "answer"
-    if match and (match.group(1).isupper() or _ANSWER_WORD.match(text) or _IN_PARENTHESES.search(text)):
-        return match.group(1).upper(), "wrapped"
-    if match := _WITH_TEXT.match(text):
-        letter = match.group(1) or match.group(2)
-        if letter.isupper():
-            # "(B) or (A)", "(A) is wrong; (B)": the text names another option too, so no answer is given
-            others = {named for named in _OPTION_NAMED.findall(text[match.end() - 1:]) if named != letter}
-            return (None, "several_options") if others else (letter, "with_text")
-    return None, "unparsed"
-
-
-def normalise_answer(raw: Any, letters: Sequence[str], match: str = "lenient") -> ParsedAnswer:
-    """Turn a raw prediction into a letter among `letters`, or say why not.
-
-    match="exact" accepts only the bare letter or "(X)" (BLINK's exact-match scoring of its
-    extracted predictions); "lenient" also accepts "A.", "Answer: A" and "(A) text". A letter
-    outside `letters` (including BLINK's "(Z)" for could-not-parse) is "out_of_options".
-    """
-    if match not in MATCH_RULES:
-        raise ValueError(f"unknown match rule {match!r}; choose one of {', '.join(MATCH_RULES)}")
-    letter, form = read_letter(raw)
-    text = raw if isinstance(raw, str) or raw is None else str(raw)
-    if letter is None:
-        return ParsedAnswer(text, form, None)
-    if letter not in letters:
-        return ParsedAnswer(text, "out_of_options", None)
-    accepted = form == "exact" or match == "lenient"
-    return ParsedAnswer(text, form, letter if accepted else None)
 
 
 # --------------------------------------------------------------------------- imported data
@@ -145,6 +64,7 @@ class ModelPredictions:
     file_gold: idx -> gold letter the file itself carries (per-task "answer", VLMEvalKit
       "answer", lmms-eval "target"); used only to cross-check, never to score.
     n_choices: idx -> number of options, when the file says (VLMEvalKit option columns).
+    option_texts: idx -> {letter: option text}, from the same columns.
     extracted: True when the values are already-extracted answers (BLINK's files), whose
       faithful scoring is exact match; False for raw model output (lenient extraction).
     hits: idx -> the file's own correctness flag (VLMEvalKit `hit`), for cross-checking.
@@ -157,6 +77,7 @@ class ModelPredictions:
     predictions: dict[str, str | None] = field(default_factory=dict)
     file_gold: dict[str, str] = field(default_factory=dict)
     n_choices: dict[str, int] = field(default_factory=dict)
+    option_texts: dict[str, dict[str, str]] = field(default_factory=dict)
     hits: dict[str, bool] = field(default_factory=dict)
     extracted: bool = False
     positional: bool = False
@@ -198,7 +119,7 @@ def _gold_letter(value: Any) -> str | None:
     """A gold value as files write it ("(A)", "A", "hidden") -> letter or None."""
     if not isinstance(value, str):
         return None
-    match = _EXACT.match(value.strip())
+    match = EXACT.match(value.strip())
     return match.group(1) if match else None
 
 
@@ -211,9 +132,47 @@ def _is_blink_idx(value: Any) -> bool:
 # --------------------------------------------------------------------------- BLINK formats
 
 
-def _read_json(path: Path) -> Any:
+ACCEPTED_FORMATS = ('BLINK JSON ({"val_<Task>_<n>": "(A)"} or {model}/{Task}.json), a VLMEvalKit .xlsx/.tsv/.csv '
+                    "table, lmms-eval samples_*.jsonl, or a CSV with idx,prediction")
+
+
+def unreadable(path: Path, why: str, accepted: str = ACCEPTED_FORMATS) -> MLLMFormatError:
+    return MLLMFormatError(f"{path}: {why}, so not a prediction file; --mllm reads {accepted}")
+
+
+def read_text(path: Path, accepted: str = ACCEPTED_FORMATS) -> str:
+    """A prediction file's text (UTF-8, a byte-order mark dropped), or one line saying it is not text."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise unreadable(path, f"byte {exc.start} is not UTF-8 text", accepted) from None
+
+
+def refuse_repeats(source: Any, pairs: Iterable[tuple[Any, Any]], what: str = "question id") -> None:
+    """One answer per question: a file naming a question twice is refused, never resolved by
+    keeping one of its answers. pairs: (id, answer) in file order."""
+    answers: dict[Any, list[str]] = {}
+    for key, value in pairs:
+        answers.setdefault(key, []).append(json.dumps(value, sort_keys=True, default=str))
+    repeated = [key for key, values in answers.items() if len(values) > 1]
+    if repeated:
+        differing = sum(1 for key in repeated if len(set(answers[key])) > 1)
+        shown = ", ".join(map(str, repeated[:3])) + (", ..." if len(repeated) > 3 else "")
+        raise MLLMFormatError(
+            f"{source}: {len(repeated)} {what}{'s appear' if len(repeated) > 1 else ' appears'} more than once "
+            f"({differing} with different answers): {shown}; "
+            "a prediction file holds one answer per question: remove the repeats, keeping the answer to score"
+        )
+
+
+def read_json(path: Path, accepted: str = ACCEPTED_FORMATS) -> Any:
+    """JSON whose objects name each key once (json.loads would keep the last of two)."""
+    def once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        refuse_repeats(path, pairs, "key")
+        return dict(pairs)
+
+    try:
+        return json.loads(read_text(path, accepted), object_pairs_hook=once)
     except json.JSONDecodeError as exc:
         raise MLLMFormatError(f"{path} is not valid JSON: {exc}") from None
 
@@ -251,11 +210,12 @@ def _per_task_file(path: Path) -> tuple[str, bool]:
 def _read_per_task(files: Sequence[Path], model: str) -> list[ModelPredictions]:
     """Per-task JSON files of one model folder; plain and concatenated-image runs kept apart."""
     by_variant: dict[bool, ModelPredictions] = {}
+    answered: dict[bool, list[tuple[str, Any]]] = {}
     for path in sorted(files):
         task, concat = _per_task_file(path)
         name = f"{model} (concatenate images)" if concat else model
         out = by_variant.setdefault(concat, ModelPredictions(name, str(path.parent), "blink-per-task", extracted=True))
-        data = _read_json(path)
+        data = read_json(path)
         if not _looks_per_task(data):
             raise MLLMFormatError(f'{path}: expected {{"val": [...], "test": [...]}} (BLINK per-task outputs)')
         raw_only = 0
@@ -273,11 +233,14 @@ def _read_per_task(files: Sequence[Path], model: str) -> list[ModelPredictions]:
                     # No extracted answer: keep the raw text; exact matching will count it unparsed.
                     out.predictions[idx] = row.get("full_prediction")
                     raw_only += 1
+                answered.setdefault(concat, []).append((idx, out.predictions[idx]))
                 if (gold := _gold_letter(row.get("answer"))) is not None:
                     out.file_gold[idx] = gold
         if raw_only:
             out.notes.append(f"{path.name}: {raw_only} rows have no 'prediction'; their 'full_prediction' was used "
                              "(raw text: score with --match lenient)")
+    for concat, pairs in answered.items():  # "Relative Depth.json" beside "Relative_Depth.json" repeats ids too
+        refuse_repeats(files[0] if len(files) == 1 else by_variant[concat].source, pairs)
     return list(by_variant.values())
 
 
@@ -302,21 +265,26 @@ def _read_table(path: Path) -> list[dict[str, Any]]:
     if suffix == ".xlsx":
         try:
             import openpyxl  # optional: only VLMEvalKit's .xlsx tables need it
+            from openpyxl.utils.exceptions import InvalidFileException
         except ImportError:
             raise MLLMFormatError(
                 f"{path}: reading .xlsx needs openpyxl (pip install openpyxl), or save the table as .tsv"
             ) from None
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except (zipfile.BadZipFile, KeyError, InvalidFileException) as exc:
+            raise unreadable(path, f"it is not an .xlsx workbook ({type(exc).__name__})") from None
         rows = list(book.worksheets[0].iter_rows(values_only=True))
         book.close()
         if not rows:
             return []
         header = [str(h).strip().lower() if h is not None else "" for h in rows[0]]
         return [dict(zip(header, row)) for row in rows[1:]]
-    delimiter = "\t" if suffix == ".tsv" else ","
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle, delimiter=delimiter)
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), delimiter="\t" if suffix == ".tsv" else ",")
+    try:
         return [{(k or "").strip().lower(): v for k, v in row.items()} for row in reader]
+    except csv.Error as exc:
+        raise unreadable(path, f"line {reader.line_num} is not a table row ({exc})") from None
 
 
 _ID_COLUMNS = ("idx", "id", "question_id")
@@ -354,16 +322,18 @@ def _read_table_file(path: Path, model: str | None) -> ModelPredictions:
                 out.skipped[f"row without a BLINK id in '{id_column}'"] += 1
     else:
         keyed = _positional_ids(path, rows, out)
+    refuse_repeats(path, ((idx, row.get("prediction")) for idx, row in keyed))
     option_columns = [c for c in LETTERS if c.lower() in columns]
     for idx, row in keyed:
         value = row.get("prediction")
         out.predictions[idx] = None if value is None else str(value)
         if (gold := _gold_letter(_as_text(row.get("answer")))) is not None:
             out.file_gold[idx] = gold
-        if option_columns:
-            n = sum(1 for c in option_columns if _as_text(row.get(c.lower())).strip() not in ("", "nan", "None"))
-            if n:
-                out.n_choices[idx] = n
+        texts = {c: _as_text(row.get(c.lower())).strip() for c in option_columns}
+        texts = {c: text for c, text in texts.items() if text not in ("", "nan", "None")}
+        if texts:
+            out.n_choices[idx] = len(texts)
+            out.option_texts[idx] = texts
         if "hit" in columns and (hit := _as_text(row.get("hit")).strip()) in ("0", "1", "0.0", "1.0", "True", "False"):
             out.hits[idx] = hit in ("1", "1.0", "True")
     return out
@@ -385,6 +355,9 @@ def _positional_ids(path: Path, rows: list[dict], out: ModelPredictions) -> list
             out.skipped["row with an unknown category or non-numeric index"] += 1
             continue
         by_task.setdefault(task, []).append((position, row))
+    # a repeated row would shift every later question of its task by one
+    refuse_repeats(path, ((_as_text(row.get("index")), row.get("prediction")) for items in by_task.values()
+                          for _, row in items), "'index' value")
     expected = {t.name: t.n_val for t in BLINK_TASKS}
     keyed = []
     for task, items in sorted(by_task.items()):
@@ -426,33 +399,36 @@ def _first_text(value: Any) -> str | None:
 
 def _read_lmms_eval(files: Sequence[Path], model: str) -> ModelPredictions:
     out = ModelPredictions(model, str(files[0].parent), "lmms-eval")
+    answered: list[tuple[str, Any]] = []
     for path in sorted(files):
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise MLLMFormatError(f"{path}:{number} is not valid JSON ({exc})") from None
-                metric = _metric_dict(record) if isinstance(record, dict) else None
-                if metric is None:
-                    out.skipped["line without a BLINK id in its metric dict"] += 1
-                    continue
-                idx = metric["id"]
-                text = _first_text(record.get("filtered_resps"))
-                if text is None:
-                    text = metric.get("pred") if isinstance(metric.get("pred"), str) else _first_text(record.get("resps"))
-                out.predictions[idx] = text
-                gold = _gold_letter(record.get("target")) or _gold_letter(metric.get("gt_content"))
-                if gold is not None:
-                    out.file_gold[idx] = gold
+        for number, line in enumerate(read_text(path).split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise MLLMFormatError(f"{path}:{number} is not valid JSON ({exc})") from None
+            metric = _metric_dict(record) if isinstance(record, dict) else None
+            if metric is None:
+                out.skipped["line without a BLINK id in its metric dict"] += 1
+                continue
+            idx = metric["id"]
+            text = _first_text(record.get("filtered_resps"))
+            if text is None:
+                text = metric.get("pred") if isinstance(metric.get("pred"), str) else _first_text(record.get("resps"))
+            out.predictions[idx] = text
+            answered.append((idx, text))
+            gold = _gold_letter(record.get("target")) or _gold_letter(metric.get("gt_content"))
+            if gold is not None:
+                out.file_gold[idx] = gold
     if not out.predictions:
         raise MLLMFormatError(
             f"{files[0].parent}: no lmms-eval sample line carries a BLINK id (expected a metric dict such as "
             '"blink_acc": {"id": "val_Art_Style_1", ...}); re-run lmms-eval with --log_samples on a version whose '
             "BLINK task records the id"
         )
+    # several samples files of one task in a folder are usually two runs of the model
+    refuse_repeats(files[0] if len(files) == 1 else f"{out.source} ({len(files)} samples files)", answered)
     return out
 
 
@@ -496,7 +472,7 @@ def _load_file(path: Path, model: str | None = None) -> list[ModelPredictions]:
     if suffix == ".jsonl":
         return [_read_lmms_eval([path], model or path.parent.name)]
     if suffix == ".json":
-        data = _read_json(path)
+        data = read_json(path)
         if _looks_per_task(data):
             return _read_per_task([path], model or path.parent.name)
         if _looks_flat(data):

@@ -9,17 +9,31 @@ from __future__ import annotations
 
 import csv
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
-from .reference import reference_scores
 from .benchmark_report import metrics_lines
+from .cells import csv_row
+from .cells import markdown_cell as md
+from .reference import reference_scores
+from .scoring import macro_bootstrap_ci, stable_seed
 from .tasks import ALL_TASK_NAMES
 
 
 class ReportError(ValueError):
     pass
+
+
+@contextmanager
+def writing_into(folder: Path, what: str, error: type[ValueError] = ReportError) -> Iterator[None]:
+    """A folder that cannot take the files (read-only, full, not ours) is one line naming it."""
+    try:
+        yield
+    except OSError as exc:
+        raise error(f"cannot write {what} into {folder}: {exc.strerror or exc}; pass --output-dir DIR, "
+                    "a folder you can write") from None
 
 
 @dataclass(frozen=True)
@@ -44,10 +58,10 @@ def load_run(directory: str | Path) -> Run:
     if not path.is_file():
         raise ReportError(f"{directory} is not a run directory: it has no results.json (made by `specialists run`)")
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path} is not valid JSON: {exc}") from None
-    if "tasks" not in results:
+        results = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path} is not valid JSON ({exc}): not a results file of `specialists run`") from None
+    if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
         raise ReportError(f"{path} has no 'tasks' section: not a results file of this suite")
     return Run(directory, results)
 
@@ -61,8 +75,33 @@ def _cell(task: dict | None, name_specialist: bool = False) -> str:
     if not task or task.get("accuracy") is None:
         return "-" if not task else f"unscored ({task.get('unscored', 0)})"
     lo, hi = task["ci95"]
-    who = f" {task['specialist']}" if name_specialist else ""
+    who = f" {md(task['specialist'])}" if name_specialist else ""
     return f"{_pct(task['accuracy'])} [{_pct(lo)}, {_pct(hi)}]{who}"
+
+
+def macro_ci(run: Run) -> list[float] | None:
+    """The macro mean's bootstrap interval: results.json's, else recomputed from samples.jsonl
+    as the run computes it (same questions, same seed), for results written before it was kept."""
+    if "macro_ci95" in run.results:
+        return run.results["macro_ci95"]
+    from .compare import read_samples  # compare builds on this module
+
+    try:
+        samples = read_samples(run.directory / "samples.jsonl").values()
+    except ValueError:
+        return None
+    scored: dict[str, list[bool]] = {}
+    for sample in samples:
+        if sample.get("gold") is not None:
+            scored.setdefault(str(sample.get("task")), []).append(bool(sample.get("correct")))
+    ci = macro_bootstrap_ci(scored, stable_seed(run.results.get("seed", 0), "macro"))
+    return list(ci) if ci else None
+
+
+def _macro_cell(run: Run) -> str:
+    macro = run.results.get("macro_accuracy")
+    ci = macro_ci(run) if macro is not None else None
+    return _pct(macro) + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
 
 
 def _mixed(run: Run) -> bool:
@@ -85,7 +124,7 @@ def _random_expected(runs: Sequence[Run], task: str) -> float | None:
 def markdown(runs: Sequence[Run]) -> str:
     refs = reference_scores()
     tasks = _tasks_in(runs)
-    head = ["Task", *(run.label for run in runs), "random (expected)", "human (paper)", "paper specialist",
+    head = ["Task", *(md(run.label) for run in runs), "random (expected)", "human (paper)", "paper specialist",
             "best MLLM (paper)"]
     lines = ["# Specialist results", "", "Accuracy % with 95% Wilson CI per task; the macro mean with a 95% bootstrap CI (questions resampled within tasks).", ""]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -96,28 +135,29 @@ def markdown(runs: Sequence[Run]) -> str:
         best_text = f"{best[0]} {_pct(best[1])}" if best else "-"
         cells = [_cell(run.results["tasks"].get(task), _mixed(run)) for run in runs]
         lines.append(
-            "| " + " | ".join([task, *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper,
+            "| " + " | ".join([md(task), *cells, _pct(_random_expected(runs, task)), _pct(ref.get("human")), paper,
                                best_text]) + " |"
         )
     blink = all(run.results.get("benchmark") in ("blink", "synthetic", None) for run in runs)
     headline = "**macro mean** (BLINK's headline)" if blink else "**macro mean** over tasks"
-    for key, name in (("macro_accuracy", headline), ("micro_accuracy", "micro mean")):
-        lines.append("| " + " | ".join([name, *(_pct(run.results.get(key)) for run in runs), "", "", "", ""]) + " |")
+    lines.append("| " + " | ".join([headline, *(_macro_cell(run) for run in runs), "", "", "", ""]) + " |")
+    lines.append("| " + " | ".join(["micro mean", *(_pct(run.results.get("micro_accuracy")) for run in runs),
+                                    "", "", "", ""]) + " |")
     for run in runs:
         r = run.results
-        lines += ["", f"## {run.label}", ""]
-        lines.append(
+        lines += ["", f"## {md(run.label)}", ""]
+        lines.append(md(
             f"benchmark {r.get('benchmark')}, split {r.get('split')}, seed {r.get('seed')}, "
-            f"answers {r.get('answers', {}).get('name')}, status {r.get('status')}, "
+            f"answers {(r.get('answers') or {}).get('name')}, status {r.get('status')}, "
             f"commit {(r.get('env', {}).get('git') or {}).get('commit')}, device {r.get('env', {}).get('device')}"
-        )
-        choices = [f"{name} " + ", ".join(f"{k}={v}" for k, v in values.items())
+        ))
+        choices = [md(f"{name} " + ", ".join(f"{k}={v}" for k, v in values.items()))
                    for name, values in (r.get("settings") or {}).items() if values]
         if choices:
             lines += ["", "Pipeline settings (`--set`; defaults follow the official code): " + "; ".join(choices) + "."]
         for name, roles in (r.get("auxiliary_checkpoints") or {}).items():
             for role, ckpt in roles.items():
-                lines += ["", f"{name} {role}: {ckpt.get('name')} ({(ckpt.get('sha256') or 'no hash')[:12]})."]
+                lines += ["", md(f"{name} {role}: {ckpt.get('name')} ({(ckpt.get('sha256') or 'no hash')[:12]}).")]
         if r.get("benchmark_metrics"):
             lines += [""] + metrics_lines(r["benchmark"], [r["benchmark_metrics"]], [run.label])
         lines += ["", "| Task | n | accuracy % | 95% CI | abstained | errors | unscored | specialist | checkpoint |"]
@@ -130,8 +170,8 @@ def markdown(runs: Sequence[Run]) -> str:
             ckpt = t.get("checkpoint") or {}
             ckpt_text = f"{ckpt.get('name')} ({(ckpt.get('sha256') or 'no hash')[:12]})" if ckpt else "none"
             lines.append(
-                f"| {task} | {t['n']} | {_pct(t['accuracy'])} | {ci} | {t['abstained']} | {t['errors']} | "
-                f"{t.get('unscored', 0)} | {t['specialist']} | {ckpt_text} |"
+                f"| {md(task)} | {md(t['n'])} | {_pct(t['accuracy'])} | {ci} | {md(t['abstained'])} | {md(t['errors'])} | "
+                f"{md(t.get('unscored', 0))} | {md(t['specialist'])} | {md(ckpt_text)} |"
             )
     lines += ["", f"Reference numbers: {refs['source']}.", ""]
     return "\n".join(lines)
@@ -231,12 +271,13 @@ def write_report(run_dirs: Sequence[str | Path], output: str | Path | None = Non
             raise ReportError("several runs: pass --output-dir DIR for the combined report")
         output = runs[0].directory
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": output / "report.md", "csv": output / "report.csv", "plot": output / "report.png"}
-    paths["markdown"].write_text(markdown(runs), encoding="utf-8")
-    with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        writer.writerows(csv_rows(runs))
-    bar_chart(runs, paths["plot"])
+    with writing_into(output, "the report"):
+        output.mkdir(parents=True, exist_ok=True)
+        paths["markdown"].write_text(markdown(runs), encoding="utf-8")
+        with open(paths["csv"], "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
+            writer.writeheader()
+            writer.writerows(csv_row(row) for row in csv_rows(runs))
+        bar_chart(runs, paths["plot"])
     return paths

@@ -210,3 +210,74 @@ def test_a_synthetic_run_is_not_scored_against_blink_without_being_asked(tmp_pat
     allowed = compare([str(run_dir)], [str(tmp_path / "M.json")], allow_other_benchmarks=True)
     assert list(allowed["other_benchmarks"].values()) == ["synthetic"]
     assert "not BLINK]" in accuracy_table(allowed)
+
+
+def test_a_listing_of_the_options_is_no_answer_under_lenient_matching(tmp_path):
+    (tmp_path / "answers.json").write_text(json.dumps({f"val_Counting_{i}": "(A)" for i in (1, 2, 3)}))
+    rows = [("val_Counting_1", "A) red\nB) blue\nC) green"), ("val_Counting_2", "(A) red\nblue"),
+            ("val_Counting_3", "The answer is A) red")]
+    with open(tmp_path / "M.tsv", "w", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t")
+        writer.writerow(["idx", "A", "B", "C", "prediction"])
+        writer.writerows([idx, "red", "blue", "green", prediction] for idx, prediction in rows)
+    counting = compare([], [str(tmp_path / "M.tsv")], answers=str(tmp_path / "answers.json"),
+                       match="lenient")["models"]["M"]["tasks"]["Counting"]
+    # the second names B by its text, known from the table's option columns
+    assert (counting["correct"], counting["several_options"], counting["unparsed"]) == (1, 2, 2)
+
+
+def test_marvel_and_blink_twice_prediction_files_answer_each_question_once(tmp_path):
+    from adapters.compare_other import _read_predictions
+    from adapters.mllm import MLLMFormatError
+
+    (tmp_path / "rows.jsonl").write_text('{"id": "q1", "prediction": "yes"}\n{"id": "q1", "prediction": "no"}\n')
+    (tmp_path / "keys.json").write_text('{"q1": "yes", "q1": "yes"}')
+    (tmp_path / "puzzles.json").write_text(json.dumps({"marvel_7_avr": "2", "7": {"avr": "3"}}))
+    for name, shown in (("rows.jsonl", "q1"), ("keys.json", "q1"), ("puzzles.json", "marvel_7_avr")):
+        with pytest.raises(MLLMFormatError, match=rf"{name}: 1 (question id|key) appears more than once.*{shown}"):
+            _read_predictions(tmp_path / name)
+    (tmp_path / "noise.json").write_bytes(bytes(range(128, 256)))
+    with pytest.raises(MLLMFormatError, match=r"noise\.json: byte 0 is not UTF-8 text.*JSON Lines rows"):
+        _read_predictions(tmp_path / "noise.json")
+
+
+@pytest.mark.parametrize("line", [b"[1, 2]", b"{}", bytes(range(128, 140))])
+def test_a_samples_line_that_is_no_sample_is_named(tmp_path, line):
+    from adapters.compare import read_samples
+
+    (tmp_path / "samples.jsonl").write_bytes(b'{"idx": "val_Counting_1"}\n' + line + b"\n")
+    with pytest.raises(CompareError, match=r"samples\.jsonl:2 is not"):
+        read_samples(tmp_path / "samples.jsonl")
+
+
+def table_widths(markdown_text):
+    """Column count of every table line: pipes that are not escaped, per line."""
+    import re
+
+    return [len(re.findall(r"(?<!\\)\|", line)) for line in markdown_text.splitlines() if line.startswith("|")]
+
+
+def test_names_and_answers_are_data_in_every_table_and_csv(tmp_path):
+    rows = make_blink_fixture(tmp_path / "blink", n_per_task=6)
+    run_dir = tmp_path / "=run|one"
+    run(RunConfig(str(run_dir), tasks=["Relative_Depth"], specialist=["random"], blink_root=str(tmp_path / "blink"),
+                  progress=False))
+    gold = {f"val_{r.task}_{r.number}": r.answer for r in rows if r.task == "Relative_Depth"}
+    (tmp_path / "m.json").write_text(json.dumps({idx: '=HYPERLINK("http://x","click")' for idx in gold}))
+    hostile = "evil|<b>x<i>\n| injected row |"  # NAME= holds no slash
+    comparison = compare([run_dir], [f"{hostile}={tmp_path / 'm.json'}"])
+    paths = write_comparison(comparison, tmp_path / "cmp")
+
+    text = paths["markdown"].read_text()
+    assert "<b>" not in text and "\n| injected row |" not in text and "evil\\|&lt;b&gt;" in text
+    header_widths = {line.count("|") for line in text.splitlines() if line.startswith("| Model |")}
+    assert len(header_widths) >= 1
+    for table in text.split("\n\n"):  # every row of a table has its header's columns
+        widths = table_widths(table)
+        assert len(set(widths)) <= 1, table
+    misses = list(csv.DictReader(open(paths["misses"], newline="")))
+    assert misses and all(m["mllm_raw"] == '\'=HYPERLINK("http://x","click")' for m in misses)
+    assert all(m["specialist"].startswith("'=run|one") for m in misses)
+    scores = list(csv.DictReader(open(paths["csv"], newline="")))
+    assert {r["model"] for r in scores if r["kind"] != "reference"} == {"'=run|one: random (baseline)", hostile}
+    assert all(float(r["accuracy"]) >= 0 for r in scores)  # numbers stay numbers

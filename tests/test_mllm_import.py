@@ -2,10 +2,12 @@
 
 import csv
 import json
+import re
 
 import pytest
 
-from adapters.mllm import MLLMFormatError, load_all, load_predictions, normalise_answer, read_letter
+from adapters.mllm import MLLMFormatError, load_all, load_predictions
+from adapters.mllm_answers import normalise_answer, read_letter
 
 ABCD = ("A", "B", "C", "D")
 
@@ -31,6 +33,21 @@ ABCD = ("A", "B", "C", "D")
         ("(B) or (A)", "several_options", None, None),  # naming two options answers nothing
         ("(A) is wrong; (B)", "several_options", None, None),
         ("(C) Point C, not (C) twice", "with_text", "C", None),  # the same option again is still one
+        # a model listing the options names them all: no answer, in every form the parser reads
+        ("A. A is closer\nB. B is closer", "several_options", None, None),
+        ("A) red\nB) blue\nC) green", "several_options", None, None),
+        ("A) red B) blue C) green", "several_options", None, None),
+        ("A: red\nB: blue", "several_options", None, None),
+        ("(A) red\n(B) blue", "several_options", None, None),
+        ("(A) red\nAnswer: B", "several_options", None, None),
+        ("Answer: A. red\nC. green", "several_options", None, None),
+        # one answer restating its option, or explaining with words that are not answer forms
+        ("(A) A is closer", "with_text", "A", None),
+        ("The answer is B) blue", "with_text", "B", None),
+        ("Answer: (B) blue", "with_text", "B", None),
+        ("(B) Box B\n\nBox B encloses it; box A misses the top (point A) region.", "with_text", "B", None),
+        ("B. Point B\n\nI think so.\nII. more", "with_text", "B", None),  # I, II: not options here
+        ("(A) yes, the answer is not B", "with_text", "A", None),
         ("a", "unparsed", None, None),  # lower-case bare letters are words, not answers
         ("A is closer", "unparsed", None, None),  # no delimiter: never guessed
         ("I think the first one", "unparsed", None, None),
@@ -43,6 +60,14 @@ def test_normalisation_table(raw, form, lenient, exact):
     got = normalise_answer(raw, ABCD, "lenient")
     assert (got.form, got.letter) == (form, lenient)
     assert normalise_answer(raw, ABCD, "exact").letter == exact
+
+
+def test_an_option_named_by_its_text_is_a_second_option():
+    texts = {"A": "A is closer", "B": "B is closer"}
+    assert normalise_answer("(A) A is closer\nB is closer", ("A", "B"), "lenient", texts).form == "several_options"
+    assert normalise_answer("(A) B is closer", ("A", "B"), "lenient", texts).form == "several_options"
+    assert normalise_answer("(A) A is closer\n\nA is closer.", ("A", "B"), "lenient", texts).letter == "A"
+    assert normalise_answer("(A) A is closer\nB is closer", ("A", "B"), "lenient").letter == "A"  # texts unknown
 
 
 def test_options_bound_the_letters():
@@ -199,3 +224,73 @@ def test_clear_errors(tmp_path):
     with pytest.raises(MLLMFormatError, match="NAME=PATH"):
         load_all([tmp_path / "a", tmp_path / "b"])
     assert [m.model for m in load_all([f"M1={tmp_path / 'a' / 'M.json'}", tmp_path / "b"])] == ["M1", "M"]
+
+
+def write_xlsx(path, rows):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+
+
+def write_repeating_file(folder, kind):
+    """A prediction file of format `kind` that answers val_Counting_1 twice, differently."""
+    rows = [("val_Counting_1", "(A)"), ("val_Counting_2", "(B)"), ("val_Counting_1", "(C)")]
+    if kind == "flat":
+        path = folder / "M.json"
+        path.write_text("{" + ", ".join(f'"{i}": "{p}"' for i, p in rows) + "}")
+    elif kind == "per-task":
+        path = folder / "M" / "Counting.json"
+        write_json(path, {"val": [{"idx": i, "prediction": p} for i, p in rows], "test": []})
+    elif kind in ("csv", "tsv"):
+        path = folder / f"M.{kind}"
+        sep = "\t" if kind == "tsv" else ","
+        path.write_text(f"idx{sep}prediction\n" + "".join(f"{i}{sep}{p}\n" for i, p in rows))
+    elif kind == "xlsx":
+        path = folder / "M.xlsx"
+        write_xlsx(path, [("idx", "prediction"), *rows])
+    elif kind == "vlmevalkit":  # a repeated row would shift the task's later questions by one
+        path = folder / "M.tsv"
+        path.write_text("index\tcategory\tprediction\n1\tCounting\tA\n2\tCounting\tB\n1\tCounting\tC\n")
+    else:  # lmms-eval
+        path = folder / "samples_blink_counting.jsonl"
+        path.write_text("".join(json.dumps({"filtered_resps": [p], "blink_acc": {"id": i}}) + "\n" for i, p in rows))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["flat", "per-task", "csv", "tsv", "xlsx", "vlmevalkit", "lmms-eval"])
+def test_a_question_answered_twice_refuses_the_file(tmp_path, kind):
+    path = write_repeating_file(tmp_path, kind)
+    with pytest.raises(MLLMFormatError) as caught:
+        load_predictions(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)) and "\n" not in message
+    assert re.search(r": 1 (question id|key|'index' value) appears more than once \(1 with different answers\)", message)
+    assert ("val_Counting_1" in message) != (kind == "vlmevalkit")  # a table without ids names its index value
+
+
+def test_two_per_task_files_of_one_task_repeat_its_ids(tmp_path):
+    write_json(tmp_path / "M" / "Relative Depth.json", per_task([("val_Relative_Depth_1", "(A)", "(A)")]))
+    write_json(tmp_path / "M" / "Relative_Depth.json", per_task([("val_Relative_Depth_1", "(A)", "(A)")]))
+    with pytest.raises(MLLMFormatError, match=r"M: 2 question ids appear more than once \(0 with different"):
+        load_predictions(tmp_path / "M")  # the test row repeats as well
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl", ".csv", ".tsv", ".xlsx"])
+def test_random_bytes_are_named_with_the_formats_read(tmp_path, suffix):
+    path = tmp_path / f"noise{suffix}"
+    path.write_bytes(bytes(range(128, 256)) * 8)
+    with pytest.raises(MLLMFormatError) as caught:
+        load_predictions(path)
+    assert str(caught.value).startswith(f"{path}: ") and "--mllm reads BLINK JSON" in str(caught.value)
+
+
+def test_a_zip_that_is_no_workbook_is_named(tmp_path):
+    import zipfile
+
+    pytest.importorskip("openpyxl")
+    with zipfile.ZipFile(tmp_path / "M.xlsx", "w") as archive:
+        archive.writestr("word/document.xml", "<w/>")
+    with pytest.raises(MLLMFormatError, match=r"M\.xlsx: it is not an \.xlsx workbook"):
+        load_predictions(tmp_path / "M.xlsx")

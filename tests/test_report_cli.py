@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,76 @@ def test_combo_eval_takes_runs_names_for_its_sizes_and_the_old_ones():
     assert parser.parse_args(["combo", "eval", "--n-per-level", "7"]).n_per_level == 7
     assert parser.parse_args(["combo", "eval", "--combo-root", "C"]).manifest == "C"
     assert parser.parse_args(["combo", "eval", "--manifest", "C"]).manifest == "C"
+
+
+@pytest.mark.parametrize("content", [bytes(range(128, 256)), b"[1, 2]", b'{"tasks": [1]}'])
+def test_a_results_file_that_is_not_one_is_named(tmp_path, content):
+    (tmp_path / "results.json").write_bytes(content)
+    with pytest.raises(ReportError, match=rf"^{tmp_path / 'results.json'} (is not valid JSON|has no 'tasks' section)"):
+        write_report([tmp_path])
+
+
+def test_report_prints_the_macro_interval_and_keeps_names_as_data(blink_root, tmp_path):
+    run_dir = tmp_path / "=r|1"
+    run(RunConfig(str(run_dir), specialist=["random"], blink_root=str(blink_root), progress=False))
+    results = json.loads((run_dir / "results.json").read_text())
+    results["tasks"]["Relative_Depth"]["specialist"] = "x|y\n| z |"
+    (run_dir / "results.json").write_text(json.dumps(results))
+    lo, hi = results["macro_ci95"]
+    macro = f"{100 * results['macro_accuracy']:.2f} [{100 * lo:.2f}, {100 * hi:.2f}]"
+    assert lo < results["macro_accuracy"] < hi
+
+    paths = write_report([run_dir])
+    text = paths["markdown"].read_text()
+    [macro_row] = [line for line in text.splitlines() if line.startswith("| **macro mean**")]
+    assert macro_row.split(" | ")[1] == macro
+    assert "=r\\|1: random" in text and "x\\|y \\| z \\|" in text and "\n| z |" not in text
+    for table in text.split("\n\n"):
+        assert len({len(re.findall(r"(?<!\\)\|", line)) for line in table.splitlines() if line.startswith("|")}) <= 1
+    models = {row["model"] for row in csv.DictReader(open(paths["csv"], newline=""))}
+    assert any(model.startswith("'=r|1: random") for model in models)
+
+    # a run written before results.json kept the interval: the same one, from its samples
+    del results["macro_ci95"]
+    (run_dir / "results.json").write_text(json.dumps(results))
+    assert macro in write_report([run_dir])["markdown"].read_text()
+
+
+def read_only_disk(monkeypatch, under):
+    """Writing any file under `under` fails as on a read-only mount (so the test runs as root too)."""
+    import errno
+
+    real_write_text, real_open = Path.write_text, open
+
+    def refuse(path):
+        if Path(path).resolve().is_relative_to(Path(under).resolve()):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    def write_text(self, *args, **kwargs):
+        refuse(self)
+        return real_write_text(self, *args, **kwargs)
+
+    def open_(file, mode="r", *args, **kwargs):
+        if any(flag in mode for flag in "wax+"):
+            refuse(file)
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+    monkeypatch.setattr("builtins.open", open_)
+
+
+def test_report_and_compare_into_a_read_only_folder_say_so_in_one_line(blink_root, tmp_path, monkeypatch, capsys):
+    from specialists.cli import main
+
+    run_dir = tmp_path / "run"
+    run(RunConfig(str(run_dir), specialist=["random"], blink_root=str(blink_root), progress=False))
+    (tmp_path / "m.json").write_text(json.dumps({"val_Relative_Depth_1": "(A)"}))
+    read_only_disk(monkeypatch, run_dir)
+    for argv, what in ((["report", str(run_dir)], "the report"),
+                       (["compare", str(run_dir), "--mllm", str(tmp_path / "m.json")], "the comparison")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == f"error: cannot write {what} into {run_dir}: Read-only file system; pass --output-dir DIR, " \
+                      "a folder you can write\n"
+    assert main(["report", str(run_dir), "--output-dir", str(tmp_path / "elsewhere")]) == 0
+    assert (tmp_path / "elsewhere" / "report.md").is_file()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from adapters.cells import markdown_cell
 from adapters.scoring import bootstrap_ci, stable_seed
 from adapters.solver import Solver
 
@@ -75,7 +76,7 @@ def markdown_table(rows: Mapping[str, Mapping[str, dict]], with_published: bool 
         for level in LEVELS:
             r = levels[level]
             cells.append("n/a" if r["accuracy"] is None else f"{100 * r['accuracy']:.1f} (n={r['n']})")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_cell(name)} | " + " | ".join(cells) + " |")
     if with_published:
         for name, values in PUBLISHED.items():
             lines.append(f"| {name} | " + " | ".join(f"{100 * v:.0f}" for v in values) + " |")
