@@ -340,3 +340,23 @@ def test_every_specialist_setting_defaults_to_one_of_its_choices_and_is_listed(c
     assert main(["ls"]) == 0
     listed = capsys.readouterr().out
     assert "--set depth_anything.resize=lower_bound (official v1 run.py" in listed and "or: transformers" in listed
+
+
+def test_list_options_given_twice_add_up_and_a_second_checkpoint_is_refused(blink_root, tmp_path, capsys):
+    from specialists.cli import main
+
+    out = tmp_path / "out"
+    assert main(["run", "--blink-root", str(blink_root), "--tasks", "Relative_Depth", "--tasks",
+                 "Visual_Correspondence", "Relative_Depth", "--specialist", "random", "--specialist", "random",
+                 "--no-progress", "--output-dir", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["tasks"]) == ["Relative_Depth", "Visual_Correspondence"]
+    assert results["config"]["tasks"] == ["Relative_Depth", "Visual_Correspondence"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--checkpoint", "a.pt", "--checkpoint", "b.pt"])
+    assert stop.value.code == 2
+    assert "--checkpoint given twice (a.pt and b.pt); a run takes one: give it once" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--specialist names Relative_Depth twice \\(random and lower_is_closer\\)"):
+        run(RunConfig(str(tmp_path / "pairs"), blink_root=str(blink_root), progress=False,
+                      specialist=["Relative_Depth=random", "relative depth=lower_is_closer"]))
