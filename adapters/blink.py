@@ -306,8 +306,9 @@ class BlinkReader:
                 _image_loader=lambda: [_decode_struct(value, idx, col, path) for col, value in images],
             )
         except (ValueError, KeyError, TypeError) as exc:
+            shown = idx if idx.isprintable() else repr(idx)  # an id with a newline must not break the line
             return BrokenQuestion(idx=idx, task=task, gold=gold, answer_hidden=hidden,
-                                  error=f"{path}: row {idx}: {exc}")
+                                  error=f"{path}: row {shown}: {exc}")
         if overridden:
             self.overridden_ids.add(idx)
         return question

@@ -202,6 +202,7 @@ def test_an_id_with_a_trailing_newline_is_a_broken_question(blink_root):
     pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
     first = next(BlinkReader(blink_root, "val").questions("Relative_Depth"))
     assert isinstance(first, BrokenQuestion) and "is not of the form" in first.error and first.gold is not None
+    assert "\n" not in first.error  # the id is quoted, so the error stays one line
 
 
 @pytest.mark.parametrize("choices, message", [
