@@ -28,11 +28,24 @@ class AnswerOverrides:
         return self.answers.get(idx, dataset_gold)
 
 
+def _refuse_repeated_ids(path: Path):
+    """json.loads would keep the last of two entries for one id without a word."""
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        seen: dict[str, object] = {}
+        for key, value in items:
+            if key in seen:
+                raise AnswersFileError(f"answers file {path}: {key} is given twice ({seen[key]!r} and {value!r}); "
+                                       "keep one entry per id")
+            seen[key] = value
+        return seen
+    return pairs
+
+
 def load_answers(path: str | Path) -> AnswerOverrides:
     """Read `{idx: "(X)"}`; every malformed entry is reported at once, with its key."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_refuse_repeated_ids(path))
     except FileNotFoundError:
         raise AnswersFileError(f"answers file {path} does not exist") from None
     except json.JSONDecodeError as exc:
@@ -56,5 +69,5 @@ def load_answers(path: str | Path) -> AnswerOverrides:
     if bad:
         shown = "; ".join(bad[:5]) + (f"; ... ({len(bad)} in all)" if len(bad) > 5 else "")
         raise AnswersFileError(f'answers file {path}: entries not of the form "(A)": {shown}')
-    version = AnswerVersion(name=path.name, sha256=sha256_file(path), n_overridden=len(answers))
+    version = AnswerVersion(name=path.name, sha256=sha256_file(path), n_entries=len(answers))
     return AnswerOverrides(answers=answers, version=version)

@@ -7,8 +7,9 @@ Accepted roots (from `--blink-root`, else `BLINK_ROOT`, else the Hugging Face ca
 - a `datasets` library cache (`.../BLINK-Benchmark___blink`): `{Task}/{version}/{hash}/*-{split}*.arrow`.
 
 Nothing is downloaded. Problems with a whole file (missing column, unknown task folder, no file
-for a task) raise `BlinkFormatError` naming the file; problems with one row (corrupt image,
-malformed id or answer) become a `BrokenQuestion` for that row only.
+or no rows for a task) raise `BlinkFormatError` naming the file; problems with one row (corrupt
+image, malformed id, choices or answer) become a `BrokenQuestion` for that row only, which counts
+wrong (unscored only on the test split, whose answers are hidden).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .questions import (
     QuestionSource,
     decode_image,
     letters_for,
+    option_texts,
     parse_gold,
 )
 from .tasks import TASK_NAMES, UnknownTaskError, canonical_task, task_from_idx
@@ -43,6 +45,7 @@ DATASETS_CACHE_DIR = "BLINK-Benchmark___blink"
 REQUIRED_COLUMNS = ("idx", "prompt", "choices", "answer", "image_1")
 IMAGE_COLUMNS = ("image_1", "image_2", "image_3", "image_4")
 SPLITS = ("val", "test")
+HIDDEN_ANSWER_SPLITS = ("test",)  # BLINK keeps the test answers to itself ("hidden")
 
 
 class BlinkFormatError(ValueError):
@@ -171,6 +174,7 @@ class BlinkReader:
         self.split = split
         self.answers = answers
         self.answer_version = answers.version if answers else DATASET_ANSWERS
+        self.overridden_ids: set[str] = set()  # --answers ids applied to a question read so far
         self.files = self._discover(tasks)
 
     @property
@@ -219,6 +223,9 @@ class BlinkReader:
                         raise BlinkFormatError(f"question id {idx!r} appears {where} {path}; each id must be "
                                                "unique: remove the duplicate row")
                     seen[idx] = path
+            if not seen:
+                raise BlinkFormatError(f"{', '.join(map(str, shards))}: task {task} has no questions (0 rows); "
+                                       "re-download that task's file, or leave the task out with --tasks")
             self._ids[task] = list(seen)
         return found
 
@@ -271,27 +278,27 @@ class BlinkReader:
 
     def _question(self, row: dict[str, Any], task: str, path: Path) -> MCQuestion | BrokenQuestion:
         idx = str(row.get("idx"))
+        overridden = self.answers is not None and idx in self.answers.answers
+        # a broken row of a split with hidden answers is unscored like its neighbours; elsewhere it counts wrong
+        hidden = self.split in HIDDEN_ANSWER_SPLITS and not overridden
+        gold = None
         try:
+            gold = self.answers.answers[idx] if overridden else self._dataset_gold(row.get("answer"))
             split, idx_task = task_from_idx(idx)
             if idx_task != task or split != self.split:
                 raise ValueError(f"id {idx!r} does not belong to {self.split}/{task} but lies in {path}")
-            gold = parse_gold(row["answer"])
-            if self.answers is not None:
-                gold = self.answers.gold_for(idx, gold)
-            choices = row["choices"]
-            if not choices:
-                raise ValueError("the choices column is empty")
-            if self.answers is not None and idx in self.answers.answers and gold not in letters_for(len(choices)):
-                return BrokenQuestion(idx=idx, task=task, error=(
+            choices = option_texts(row["choices"])
+            if overridden and gold not in letters_for(len(choices)):
+                return BrokenQuestion(idx=idx, task=task, gold=gold, answer_hidden=hidden, error=(
                     f"answers file {self.answers.version.name}: {idx} is given ({gold}), but the question has "
                     f"{len(choices)} options ({', '.join(letters_for(len(choices)))}); correct that entry"))
             source = QuestionSource("blink", self.split, str(path), self.answer_version)
             images = [(col, row.get(col)) for col in IMAGE_COLUMNS if row.get(col) is not None]
-            return MCQuestion(
+            question = MCQuestion(
                 idx=idx,
                 task=task,
                 prompt=row["prompt"] or "",
-                choices=tuple(str(c) for c in choices),
+                choices=choices,
                 gold=gold,
                 source=source,
                 question=row.get("question") or "",
@@ -299,7 +306,21 @@ class BlinkReader:
                 _image_loader=lambda: [_decode_struct(value, idx, col, path) for col, value in images],
             )
         except (ValueError, KeyError, TypeError) as exc:
-            return BrokenQuestion(idx=idx, task=task, error=f"{path}: row {idx}: {exc}")
+            shown = idx if idx.isprintable() else repr(idx)  # an id with a newline must not break the line
+            return BrokenQuestion(idx=idx, task=task, gold=gold, answer_hidden=hidden,
+                                  error=f"{path}: row {shown}: {exc}")
+        if overridden:
+            self.overridden_ids.add(idx)
+        return question
+
+    def _dataset_gold(self, raw: Any) -> str | None:
+        """The row's own answer: a letter, or None on a split whose answers are hidden; an empty
+        or missing answer where answers are public is malformed (ValueError), never unscored."""
+        gold = parse_gold(raw)
+        if gold is None and self.split not in HIDDEN_ANSWER_SPLITS:
+            raise ValueError(f"no answer (the answer column holds {raw!r}), but {self.split} answers are public: "
+                             "re-download that task's file, or give this id's answer with --answers")
+        return gold
 
 
 def _decode_struct(value: Any, idx: str, column: str, path: Path) -> Image.Image:

@@ -2,7 +2,8 @@
 
 Questions are read task by task, answered in batches by the task's solver, and every answer is
 appended to `samples.jsonl` at once (one JSON line per question, flushed), so a killed run loses
-at most the batch in flight and `--resume` continues where it stopped. `results.json` is
+at most the batch in flight and `--resume` continues where it stopped, once it has checked that
+the folder holds the same run (adapters/run_folder.py). `results.json` is
 rewritten after every task and at the end; it is always computed from the sample lines, so a
 resumed run and an uninterrupted one produce the same numbers.
 """
@@ -10,7 +11,6 @@ resumed run and an uninterrupted one produce the same numbers.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import sys
@@ -32,9 +32,10 @@ from adapters.markers.find import parser_networks
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
 from .registry import SpecialistSpec, assign
-from .run_lock import RunDirError, RunLock
+from .run_folder import SampleStore, check_identity, check_samples, write_identity, write_json_atomic
+from .run_lock import RunDirError, RunLock, writing
 from .settings import SettingError, parse_overrides, resolve
-from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
+from .scoring import is_scored, macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
 from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
 from .tasks import canonical_task
@@ -114,55 +115,18 @@ def questions_limit(limit: int | float | None, total: int) -> int | None:
     return int(limit)
 
 
-class SampleStore:
-    """`samples.jsonl`: append-only, one flushed line per question; the last line per idx wins."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def load(self) -> dict[str, dict]:
-        """Read every complete line; a torn last line (a kill mid-write) is cut off the file."""
-        if not self.path.exists():
-            return {}
-        records: dict[str, dict] = {}
-        data = self.path.read_bytes()
-        good_end = 0
-        for number, line in enumerate(data.splitlines(keepends=True), start=1):
-            if not line.endswith(b"\n"):
-                break  # torn final line: dropped below
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RunDirError(f"{self.path}:{number} is not valid JSON ({exc}); fix or remove that line") from None
-            records[record["idx"]] = record
-            good_end += len(line)
-        if good_end < len(data):
-            with open(self.path, "r+b") as handle:
-                handle.truncate(good_end)
-        return records
-
-    def append(self, record: dict) -> None:
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            handle.flush()
-
-
-def _write_json_atomic(path: Path, payload: dict) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _sample(
     question: MCQuestion | BrokenQuestion,
     spec: SpecialistSpec,
     solver: Solver,
     outcome: Decision | Exception,
     seconds: float,
+    benchmark: str,
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
         "idx": question.idx,
         "task": question.task,
+        "benchmark": benchmark,
         "specialist": spec.name,
         "baseline": spec.baseline,
         "checkpoint": solver.checkpoint.to_json() if solver.checkpoint else None,
@@ -179,7 +143,9 @@ def _sample(
     if isinstance(outcome, Exception):
         record["status"] = "error"
         record["error"] = f"{type(outcome).__name__}: {outcome}"
-        record["correct"] = False if question.gold is not None else None
+        # a failure counts wrong; only a question of a split whose answers are hidden stays unscored
+        hidden = question.gold is None and (isinstance(question, MCQuestion) or question.answer_hidden)
+        record["correct"] = None if hidden else False
         return record
     record["decision"] = outcome.to_json()
     if outcome.abstained:
@@ -316,18 +282,6 @@ def run_settings(assignment: dict[str, SpecialistSpec], overrides: list[str] | N
     return {name: resolve(name, spec.settings, by_specialist.get(name)) for name, spec in used.items()}
 
 
-def _check_resumable(out: Path, identity: dict) -> None:
-    previous_path = out / "results.json"
-    if not previous_path.exists():
-        return  # killed before the first results write: the samples alone are enough
-    previous = json.loads(previous_path.read_text(encoding="utf-8")).get("identity", {})
-    changed = [key for key in identity if previous.get(key) != identity[key]]
-    if changed:
-        details = "; ".join(f"{k}: was {previous[k]!r}, now {identity[k]!r}" if k in previous else
-                            f"{k}: not recorded (the run predates it), now {identity[k]!r}" for k in changed)
-        raise RunDirError(f"cannot --resume {out}: the run's settings differ ({details}); use a new --output-dir")
-
-
 def _batches(items: Iterator, size: int) -> Iterator[list]:
     batch: list = []
     for item in items:
@@ -344,7 +298,8 @@ def run(config: RunConfig) -> dict[str, Any]:
     config.validate()
     out = Path(config.output_dir)
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
     started_at = now_iso()
     try:
         with RunLock(out, started_at), _sigterm_as_interrupt():
@@ -413,10 +368,15 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
     identity = _identity(config, assignment, data, answers, settings)
     done: dict[str, dict] = {}
     if config.resume:
-        _check_resumable(out, identity)
+        check_identity(out, identity)
         done = store.load()
+        check_samples(out, done, config.benchmark, {
+            task: (spec.name, solvers[spec.name].checkpoint.to_json() if solvers[spec.name].checkpoint else None)
+            for task, spec in assignment.items()})
         if config.retry_errors:
             done = {idx: rec for idx, rec in done.items() if rec.get("status") != "error"}
+    write_identity(out, identity)
+    answers["n_overridden"] = 0  # --answers ids applied to this run's questions, counted as they are read
 
     results: dict[str, Any] = {
         "schema_version": RESULTS_SCHEMA_VERSION,
@@ -448,17 +408,23 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         for task in tasks:
             spec = assignment[task]
             run_samples[task] = _run_task(reader, coordinates, task, spec, solvers[spec.name], store, done, config)
+            answers["n_overridden"] = len(getattr(reader, "overridden_ids", ()))
             _finalise(results, run_samples, assignment, config, status="running")
-            _write_json_atomic(out / "results.json", results)
-    except BaseException:
+            write_json_atomic(out / "results.json", results)
+    except BaseException as stopped:
         _finalise(results, run_samples, assignment, config, status="interrupted")
         results["seconds"] = round(time.perf_counter() - started, 3)
-        _write_json_atomic(out / "results.json", results)
+        try:
+            write_json_atomic(out / "results.json", results)
+        except RunDirError:
+            if not isinstance(stopped, RunDirError):
+                raise
+            # the disk that refused a sample refuses results.json too: the first failure is the one to report
         raise
     _finalise(results, run_samples, assignment, config, status="complete")
     results["finished_at"] = now_iso()
     results["seconds"] = round(time.perf_counter() - started, 3)
-    _write_json_atomic(out / "results.json", results)
+    write_json_atomic(out / "results.json", results)
     return results
 
 
@@ -487,7 +453,7 @@ def _run_task(
     with tqdm(total=total, initial=len(samples), desc=task, unit="q", disable=None if config.progress else True) as bar:
         for batch in _batches(iter(todo), config.batch_size):
             for question, outcome, seconds in _answer(batch, solver):
-                record = _sample(question, spec, solver, outcome, seconds)
+                record = _sample(question, spec, solver, outcome, seconds, config.benchmark)
                 store.append(record)
                 samples.append(record)
                 bar.update(1)
@@ -541,7 +507,7 @@ def _finalise(
         tasks[task] = summary
     results["tasks"] = tasks
     results["macro_accuracy"], results["micro_accuracy"] = macro_micro(tasks)
-    scored = {task: [bool(s.get("correct")) for s in samples if s.get("gold") is not None]
+    scored = {task: [bool(s.get("correct")) for s in samples if is_scored(s)]
               for task, samples in run_samples.items()}
     ci = macro_bootstrap_ci(scored, stable_seed(config.seed, "macro"))
     results["macro_ci95"] = list(ci) if ci else None

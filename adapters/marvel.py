@@ -161,8 +161,8 @@ class MarvelReader:
                 "Json_data/<id>/<id>_label.json, or the hub's parquet files")
         self.records = records
         by_part = {part: task for task, part in PARTS.items()}
-        self.tasks = ([by_part.get(t.lower(), None) or canonical_task(t, MARVEL_TASKS) for t in tasks] if tasks
-                      else list(MARVEL_TASKS))
+        named = [by_part.get(t.lower(), None) or canonical_task(t, MARVEL_TASKS) for t in tasks or ()]
+        self.tasks = list(dict.fromkeys(named)) if named else list(MARVEL_TASKS)  # two spellings of one task run it once
         self.answer_version = DATASET_ANSWERS
         unnamed = [r.file for r in records if r.fields.get("id") is None]
         if unnamed:

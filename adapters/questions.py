@@ -12,14 +12,14 @@ import math
 import re
 import string
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PIL import Image
 
 from .image_decode import UnreadablePixels, displayed_rgb
 
 LETTERS = string.ascii_uppercase
-_ANSWER = re.compile(r"^\(([A-Z])\)$")
+_ANSWER = re.compile(r"\(([A-Z])\)")
 
 
 class QuestionError(Exception):
@@ -50,10 +50,32 @@ def parse_gold(raw: str | None) -> str | None:
     raw = raw.strip()
     if raw.lower() == "hidden" or raw == "":
         return None
-    match = _ANSWER.match(raw)
+    match = _ANSWER.fullmatch(raw)
     if match is None:
         raise ValueError(f'expected an answer like "(A)" or "hidden", got {raw!r}')
     return match.group(1)
+
+
+def option_texts(raw: Any) -> tuple[str, ...]:
+    """A question's choices as a tuple of option texts, or ValueError saying what is wrong.
+
+    A string is refused rather than read as a sequence: "AB" would become the options "A", "B".
+    """
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise ValueError(f"choices must be a list of option texts, got {type(raw).__name__} {_short(raw)}")
+    texts = tuple(raw)
+    if not texts:
+        raise ValueError("the choices list is empty")
+    bad = [text for text in texts if not isinstance(text, str)]
+    if bad:
+        raise ValueError(f"choices must be texts, got {type(bad[0]).__name__} {_short(bad[0])} among them")
+    letters_for(len(texts))  # 1 to 26 options
+    return texts
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -62,15 +84,16 @@ class AnswerVersion:
 
     `name` is "dataset" for the answers inside the benchmark files, or the file name of an
     `--answers` override; `sha256` identifies the exact bytes of that override (None for the
-    dataset's own answers, whose files are hashed in the run's data section).
+    dataset's own answers, whose files are hashed in the run's data section); `n_entries` counts
+    the override's entries (how many of them a run applied is the run's `n_overridden`).
     """
 
     name: str
     sha256: str | None = None
-    n_overridden: int = 0
+    n_entries: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "sha256": self.sha256, "n_overridden": self.n_overridden}
+        return {"name": self.name, "sha256": self.sha256, "n_entries": self.n_entries}
 
 
 DATASET_ANSWERS = AnswerVersion(name="dataset")
@@ -112,7 +135,7 @@ class MCQuestion:
     _images: list[Image.Image] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.choices = tuple(self.choices)
+        self.choices = option_texts(self.choices)
         if self.gold is not None and self.gold not in self.letters:
             raise ValueError(
                 f"{self.idx}: gold answer ({self.gold}) is not one of the options {self.letters}"
@@ -134,13 +157,16 @@ class MCQuestion:
 
 @dataclass(frozen=True)
 class BrokenQuestion:
-    """A question a reader could not build (malformed row, bad answer); recorded as an error."""
+    """A question a reader could not build (malformed row, bad answer); recorded as an error and
+    counted wrong, unless its split's answers are hidden (`answer_hidden`: then it is unscored,
+    as every question of that split is). `gold` is the answer when the row still gives one."""
 
     idx: str
     task: str
     error: str
     gold: str | None = None
     meta: dict[str, Any] | None = None
+    answer_hidden: bool = False
 
 
 # Pixels one image may have: BLINK's are under 2 MP; a 64 MP photograph still decodes (about 200 MB

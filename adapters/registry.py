@@ -269,7 +269,10 @@ def assign(tasks: list[str], choices: list[str] | None, weight_free: bool = Fals
     for choice in choices or []:
         if "=" in choice:
             task, name = choice.split("=", 1)
-            per_task[canonical_task(task, ALL_TASK_NAMES)] = name
+            task = canonical_task(task, ALL_TASK_NAMES)
+            if per_task.setdefault(task, name) != name:
+                raise ValueError(f"--specialist names {task} twice ({per_task[task]} and {name}); "
+                                 "give each task one specialist")
         else:
             get(choice)  # an unknown name is refused here, with the known ones
             bare.append(choice)

@@ -1,5 +1,5 @@
 """One run per run folder: `RunLock(out)` holds an exclusive lock on OUT/.run.lock while a run
-writes there.
+writes there; `writing(path)` turns a failed write in the folder into one line saying what to do.
 
 Two runs into one --output-dir would interleave their samples.jsonl lines and overwrite each
 other's results.json. The lock is an OS file lock (flock), so the kernel drops it when its process
@@ -9,17 +9,46 @@ also names its holder (pid, host, start time) for the message the second run pri
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import socket
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 LOCK_NAME = ".run.lock"
 
 
 class RunDirError(ValueError):
     """The run folder cannot be used as asked (already holds a run, in use, settings differ)."""
+
+
+# what to do when a write fails, by cause; the answers already in samples.jsonl are kept in every case
+_FULL = "free some space, then continue with --resume (the answers already saved are kept)"
+_READ_ONLY = ("choose a folder you can write with --output-dir (to continue this run, copy its folder there "
+              "and --resume it)")
+_ADVICE = {errno.ENOSPC: ("no space left on the device", _FULL),
+           errno.EDQUOT: ("disk quota exceeded", _FULL),
+           errno.EROFS: ("the file system is read-only", _READ_ONLY),
+           errno.EACCES: ("permission denied", _READ_ONLY),
+           errno.EPERM: ("permission denied", _READ_ONLY)}
+
+
+def unwritable(path: str | Path, exc: OSError) -> RunDirError:
+    """The one-line error for a run-folder file that could not be written."""
+    what, todo = _ADVICE.get(exc.errno, (exc.strerror or str(exc), "fix that, then continue with --resume"))
+    return RunDirError(f"cannot write {path}: {what}; {todo}")
+
+
+@contextmanager
+def writing(path: str | Path) -> Iterator[None]:
+    """Writes to `path` inside this block fail as a RunDirError naming it, not as a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise unwritable(path, exc) from exc
 
 
 class RunLock:
@@ -31,7 +60,8 @@ class RunLock:
         self._handle = None
 
     def __enter__(self) -> "RunLock":
-        handle = open(self.path, "a+", encoding="utf-8")
+        with writing(self.path):
+            handle = open(self.path, "a+", encoding="utf-8")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -40,19 +70,31 @@ class RunLock:
             handle.close()
             raise RunDirError(f"{self.path.parent} is in use by another run ({holder}); wait for it to finish, "
                               "or choose another --output-dir") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started_at": self.started_at}))
-        handle.flush()
         self._handle = handle
+        try:
+            with writing(self.path):
+                handle.seek(0)
+                handle.truncate()
+                handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                         "started_at": self.started_at}))
+                handle.flush()
+        except RunDirError:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
         if self._handle is not None:
-            self._handle.seek(0)
-            self._handle.truncate()
+            try:  # the holder's name goes; the lock itself is the kernel's and goes with the close
+                self._handle.seek(0)
+                self._handle.truncate()
+            except OSError:
+                pass
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
-            self._handle.close()
+            try:
+                self._handle.close()
+            except OSError:  # a holder line the full disk did not take: nothing of the run's
+                pass
             self._handle = None
 
 

@@ -56,13 +56,20 @@ def wilson_ci(correct: Sequence[bool], level: float = 0.95) -> tuple[float, floa
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def is_scored(sample: Mapping) -> bool:
+    """Whether a sample counts in its task's accuracy: every question but those whose answer is
+    hidden (`correct` null). A question that failed, even one whose row gave no usable answer,
+    is scored, as wrong."""
+    return sample.get("correct") is not None or sample.get("gold") is not None
+
+
 def summarise_task(samples: Iterable[Mapping]) -> dict:
     """Per-task numbers from sample records (see adapters/evaluate.py for their fields).
 
-    n counts questions with a gold answer; unscored (hidden gold) ones are counted apart.
+    n counts the scored questions (`is_scored`); unscored (hidden gold) ones are counted apart.
     """
     samples = list(samples)
-    scored = [s for s in samples if s.get("gold") is not None]
+    scored = [s for s in samples if is_scored(s)]
     correct = [bool(s.get("correct")) for s in scored]
     n = len(scored)
     return {
@@ -74,9 +81,9 @@ def summarise_task(samples: Iterable[Mapping]) -> dict:
         "errors": sum(1 for s in samples if s.get("status") == "error"),
         "ties": sum(1 for s in samples if (s.get("decision") or {}).get("tie")),
         "unscored": len(samples) - n,
-        "expected_random": (
-            float(np.mean([1.0 / s["n_choices"] for s in scored if s.get("n_choices")])) if n else None
-        ),
+        # over the questions whose option count is known (a row too broken to read has none)
+        "expected_random": float(np.mean(chance)) if (chance := [1.0 / s["n_choices"] for s in scored
+                                                                  if s.get("n_choices")]) else None,
     }
 
 

@@ -85,12 +85,14 @@ def combo_tasks(names: list[str] | None) -> list[str]:
     return out
 
 
-_IDX = re.compile(r"^(val|test)_(.+)_(\d+)$")
+# The whole id must match ("$" alone lets a trailing newline through), numbered in ASCII digits
+# ("\d" also takes other scripts' digits, such as Arabic-Indic ones).
+_IDX = re.compile(r"(val|test)_(.+)_([0-9]+)")
 
 
 def task_from_idx(idx: str) -> tuple[str, str]:
     """"val_Relative_Depth_12" -> ("val", "Relative_Depth"). Raises ValueError if malformed."""
-    match = _IDX.match(idx)
+    match = _IDX.fullmatch(idx)
     if match is None:
         raise ValueError(f'question id {idx!r} is not of the form "<split>_<Task>_<n>"')
     return match.group(1), canonical_task(match.group(2))

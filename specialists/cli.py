@@ -34,6 +34,22 @@ def _limit(text: str) -> int | float:
     raise argparse.ArgumentTypeError(f"{text}: give a whole number >= 1 or a fraction between 0 and 1")
 
 
+class _Once(argparse.Action):
+    """An option that takes one value: given twice with two values, it is refused rather than
+    silently keeping the last (a run loads one checkpoint)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        previous = getattr(namespace, self.dest, None)
+        if previous is not None and previous != values:
+            parser.error(f"{option_string} given twice ({previous} and {values}); a run takes one: give it once")
+        setattr(namespace, self.dest, values)
+
+
+def _unique(values: list[str] | None) -> list[str] | None:
+    """The values in the order given, each once."""
+    return list(dict.fromkeys(values)) if values else values
+
+
 def _default_output(benchmark: str, specialists: list[str] | None) -> str:
     who = "-".join(s.replace("=", "_") for s in specialists) if specialists else "default"
     return str(Path("runs") / f"{benchmark}-{who}-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -48,9 +64,12 @@ def _add_run_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice: the release folder")
     run.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
     run.add_argument("--split", default="val", choices=["val", "test"])
-    run.add_argument("--tasks", nargs="+", metavar="T", help="tasks to run (default: every task found)")
-    run.add_argument("--specialist", nargs="+", metavar="NAME|TASK=NAME", help="specialist for all tasks, or per task")
-    run.add_argument("--checkpoint", help="checkpoint NAME, PATH, or tiny-random")
+    # list options given twice add up (a second --tasks used to drop the first), repeats removed
+    run.add_argument("--tasks", nargs="+", action="extend", metavar="T",
+                     help="tasks to run (default: every task found)")
+    run.add_argument("--specialist", nargs="+", action="extend", metavar="NAME|TASK=NAME",
+                     help="specialist for all tasks, or per task")
+    run.add_argument("--checkpoint", action=_Once, help="checkpoint NAME, PATH, or tiny-random")
     run.add_argument("--set", dest="settings", nargs="+", action="extend", metavar="NAME.KEY=VALUE",
                      help="a specialist's pipeline choice, e.g. depth_anything.resize=transformers (defaults: the "
                           "official pipeline's; `specialists ls` lists them); recorded in results.json")
@@ -123,6 +142,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from adapters.evaluate import RunConfig, run
     from adapters.report import load_run, markdown
 
+    args.tasks, args.specialist = _unique(args.tasks), _unique(args.specialist)
     output = args.output_dir or _default_output(args.benchmark, args.specialist)
     config = RunConfig(
         output_dir=output, benchmark=args.benchmark, split=args.split, tasks=args.tasks,

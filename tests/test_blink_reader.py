@@ -102,7 +102,7 @@ def test_answers_override_and_version(tmp_path, blink_root):
     q = next(reader.questions("Relative_Reflectance"))
     assert q.gold == "C"
     assert q.source.answers.name == "corrected.json" and len(q.source.answers.sha256) == 64
-    assert answers.version.n_overridden == 1
+    assert answers.version.n_entries == 1 and reader.overridden_ids == {"val_Relative_Reflectance_1"}
 
 
 def test_bad_answers_file_lists_bad_entries(tmp_path):
@@ -183,3 +183,57 @@ def test_answers_naming_no_question_read_are_counted(tmp_path, blink_root):
     reader = BlinkReader(blink_root, "val", ["Relative_Depth"], answers=load_answers(override))
     # Counting is not read here, so its id is not unknown; the typo and the missing number are
     assert reader.unknown_answer_ids() == ["not_an_id", "val_Relative_Depth_999"]
+
+
+@pytest.mark.parametrize("idx", ["val_Relative_Depth_1\n", "val_Relative_Depth_\u0661", "val_Relative_Depth_1 ",
+                                 "xval_Relative_Depth_1"])
+def test_question_ids_match_whole_and_in_ascii_digits(idx):
+    from adapters.tasks import task_from_idx
+
+    with pytest.raises(ValueError, match="is not of the form"):
+        task_from_idx(idx)
+    assert task_from_idx("val_Relative_Depth_12") == ("val", "Relative_Depth")
+
+
+def test_an_id_with_a_trailing_newline_is_a_broken_question(blink_root):
+    path = blink_root / "Relative_Depth" / "val-00000-of-00001.parquet"
+    table = pq.read_table(path).to_pylist()
+    table[0]["idx"] = "val_Relative_Depth_1\n"
+    pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
+    first = next(BlinkReader(blink_root, "val").questions("Relative_Depth"))
+    assert isinstance(first, BrokenQuestion) and "is not of the form" in first.error and first.gold is not None
+    assert "\n" not in first.error  # the id is quoted, so the error stays one line
+
+
+@pytest.mark.parametrize("choices, message", [
+    ("AB", "choices must be a list of option texts, got str 'AB'"),
+    ((), "the choices list is empty"),
+    (("left", None), "choices must be texts, got NoneType None among them"),
+    ({"A": "left"}, "choices must be a list of option texts, got dict"),
+])
+def test_malformed_choices_are_refused(choices, message):
+    from adapters.questions import QuestionSource
+
+    with pytest.raises(ValueError, match=message):
+        MCQuestion("val_Relative_Depth_1", "Relative_Depth", "p", choices, None, QuestionSource("blink", "val"))
+
+
+def test_an_empty_answer_is_malformed_on_val_and_hidden_on_test(tmp_path):
+    for split in ("val", "test"):
+        make_blink_fixture(tmp_path / split, split=split)
+        path = tmp_path / split / "Relative_Depth" / f"{split}-00000-of-00001.parquet"
+        table = pq.read_table(path).to_pylist()
+        table[0]["answer"] = ""
+        pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
+    on_val = next(BlinkReader(tmp_path / "val", "val").questions("Relative_Depth"))
+    assert isinstance(on_val, BrokenQuestion) and not on_val.answer_hidden
+    assert "no answer (the answer column holds '')" in on_val.error
+    on_test = next(BlinkReader(tmp_path / "test", "test").questions("Relative_Depth"))
+    assert isinstance(on_test, MCQuestion) and on_test.gold is None
+
+
+def test_an_answers_file_giving_one_id_twice_is_refused(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('{"val_Relative_Depth_1": "(A)", "val_Relative_Depth_1": "(B)"}')
+    with pytest.raises(AnswersFileError, match="val_Relative_Depth_1 is given twice \\('\\(A\\)' and '\\(B\\)'\\)"):
+        load_answers(path)

@@ -307,7 +307,8 @@ def test_settings_are_applied_recorded_and_part_of_the_run_identity(tmp_path):
         run(RunConfig(str(out), resume=True, **config))  # the default is mean_rgb: a different run
     defaults = run(RunConfig(str(tmp_path / "defaults"), **config))
     assert defaults["tasks"]["Relative_Reflectance"]["settings"] == {"measure": "mean_rgb"}
-    # a run from before named settings existed is refused with that reason
+    # a run from before named settings (and run_identity.json) existed is refused with that reason
+    (tmp_path / "defaults" / "run_identity.json").unlink()
     results_file = tmp_path / "defaults" / "results.json"
     old = json.loads(results_file.read_text())
     del old["identity"]["settings"]
@@ -340,3 +341,128 @@ def test_every_specialist_setting_defaults_to_one_of_its_choices_and_is_listed(c
     assert main(["ls"]) == 0
     listed = capsys.readouterr().out
     assert "--set depth_anything.resize=lower_bound (official v1 run.py" in listed and "or: transformers" in listed
+
+
+# --- a malformed question counts wrong ---------------------------------------------------------------
+
+
+def _rewrite_rows(path: Path, change, choices_type=None) -> None:
+    """Apply `change(rows)` to a parquet file of the fixture (choices_type: another type for that column)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    rows = pq.read_table(path).to_pylist()
+    change(rows)
+    if choices_type is not None:
+        schema = schema.set(schema.get_field_index("choices"), pa.field("choices", choices_type))
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+
+
+def test_emptying_the_choices_of_a_wrong_question_does_not_raise_the_accuracy(blink_root, tmp_path):
+    clean = run(RunConfig(str(tmp_path / "clean"), blink_root=str(blink_root), specialist=["random"], progress=False))
+    wrong = next(s for s in _samples(tmp_path / "clean") if s["correct"] is False)
+    task, number = wrong["task"], int(wrong["idx"].rsplit("_", 1)[1])
+    _rewrite_rows(blink_root / task / "val-00000-of-00001.parquet", lambda rows: rows[number - 1].update(choices=[]))
+    broken = run(RunConfig(str(tmp_path / "broken"), blink_root=str(blink_root), specialist=["random"], progress=False))
+    assert broken["tasks"][task]["accuracy"] == clean["tasks"][task]["accuracy"]
+    assert (broken["tasks"][task]["n"], broken["tasks"][task]["errors"], broken["tasks"][task]["unscored"]) == (4, 1, 0)
+    sample = {s["idx"]: s for s in _samples(tmp_path / "broken")}[wrong["idx"]]
+    assert (sample["status"], sample["correct"], sample["gold"]) == ("error", False, wrong["gold"])
+    assert "the choices list is empty" in sample["error"]
+
+
+def test_malformed_rows_count_wrong_and_the_run_goes_on(blink_root, tmp_path):
+    def damage(rows):
+        rows[0]["answer"] = "(D)"  # Relative_Depth has two options
+        rows[1]["answer"] = ""  # val answers are public: an empty one is malformed
+        rows[2]["answer"] = None
+
+    _rewrite_rows(blink_root / "Relative_Depth" / "val-00000-of-00001.parquet", damage)
+    results = run(RunConfig(str(tmp_path / "out"), blink_root=str(blink_root), specialist=["random"], progress=False))
+    depth = results["tasks"]["Relative_Depth"]
+    assert (depth["n"], depth["errors"], depth["unscored"]) == (4, 3, 0) and depth["accuracy"] <= 0.25
+    by_idx = {s["idx"]: s for s in _samples(tmp_path / "out")}
+    assert "not one of the options" in by_idx["val_Relative_Depth_1"]["error"]
+    assert "no answer (the answer column holds '')" in by_idx["val_Relative_Depth_2"]["error"]
+    assert all(by_idx[f"val_Relative_Depth_{n}"]["correct"] is False for n in (1, 2, 3))
+    assert results["tasks"]["Visual_Correspondence"]["n"] == 4  # the other tasks are untouched
+
+
+def test_a_string_of_choices_is_refused_not_split_into_letters(blink_root, tmp_path):
+    import pyarrow as pa
+
+    def as_text(rows):
+        for row in rows:
+            row["choices"] = "AB" if row["idx"].endswith("_1") else "\n".join(row["choices"])
+
+    _rewrite_rows(blink_root / "Relative_Depth" / "val-00000-of-00001.parquet", as_text, choices_type=pa.string())
+    results = run(RunConfig(str(tmp_path / "out"), blink_root=str(blink_root), specialist=["random"], progress=False))
+    depth = results["tasks"]["Relative_Depth"]
+    assert (depth["n"], depth["errors"], depth["correct"]) == (4, 4, 0)
+    errors = {s["error"] for s in _samples(tmp_path / "out") if s["task"] == "Relative_Depth"}
+    assert any("choices must be a list of option texts, got str 'AB'" in e for e in errors)
+    assert results["tasks"]["Visual_Correspondence"]["errors"] == 0
+
+
+def test_a_broken_row_of_the_hidden_test_split_stays_unscored(tmp_path):
+    make_blink_fixture(tmp_path / "b", split="test", hidden=True)
+    _rewrite_rows(tmp_path / "b" / "Relative_Depth" / "test-00000-of-00001.parquet",
+                  lambda rows: rows[0].update(choices=[]))
+    results = run(RunConfig(str(tmp_path / "out"), specialist=["random"], blink_root=str(tmp_path / "b"), split="test",
+                            progress=False))
+    depth = results["tasks"]["Relative_Depth"]
+    assert (depth["n"], depth["errors"], depth["unscored"]) == (0, 1, 4)
+
+
+def test_a_bad_answers_entry_counts_wrong_and_only_applied_ids_are_counted(blink_root, tmp_path):
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"val_Relative_Depth_1": "(B)", "val_Relative_Depth_2": "(D)",
+                                   "val_Relative_Depth_99": "(A)", "val_Counting_1": "(A)"}))
+    config = dict(specialist=["random"], blink_root=str(blink_root), answers=str(answers), progress=False)
+    results = run(RunConfig(str(tmp_path / "out"), **config))
+    assert (results["answers"]["n_entries"], results["answers"]["n_overridden"]) == (4, 1)
+    depth = results["tasks"]["Relative_Depth"]
+    assert (depth["n"], depth["errors"]) == (4, 1)
+    bad = {s["idx"]: s for s in _samples(tmp_path / "out")}["val_Relative_Depth_2"]
+    assert (bad["status"], bad["correct"], bad["gold"]) == ("error", False, "D")
+    assert "answers file answers.json: val_Relative_Depth_2 is given (D), but the question has 2 options" in bad["error"]
+    limited = run(RunConfig(str(tmp_path / "first"), limit=1, **config))
+    assert limited["answers"]["n_overridden"] == 1
+    other_task = run(RunConfig(str(tmp_path / "vc"), tasks=["Visual_Correspondence"], **config))
+    assert other_task["answers"]["n_overridden"] == 0
+
+
+# --- a task without questions, options given twice -----------------------------------------------
+
+
+def test_a_task_file_without_rows_is_refused_before_the_run_starts(blink_root, tmp_path):
+    path = blink_root / "Relative_Depth" / "val-00000-of-00001.parquet"
+    _rewrite_rows(path, lambda rows: rows.clear())
+    with pytest.raises(ValueError, match=f"{path}: task Relative_Depth has no questions \\(0 rows\\); re-download "
+                       "that task's file, or leave the task out with --tasks"):
+        run(RunConfig(str(tmp_path / "out"), blink_root=str(blink_root), specialist=["random"], progress=False))
+    assert not (tmp_path / "out").exists()
+    other = run(RunConfig(str(tmp_path / "other"), blink_root=str(blink_root), specialist=["random"],
+                          tasks=["Visual_Correspondence"], progress=False))
+    assert other["tasks"]["Visual_Correspondence"]["n"] == 4
+
+
+def test_list_options_given_twice_add_up_and_a_second_checkpoint_is_refused(blink_root, tmp_path, capsys):
+    from specialists.cli import main
+
+    out = tmp_path / "out"
+    assert main(["run", "--blink-root", str(blink_root), "--tasks", "Relative_Depth", "--tasks",
+                 "Visual_Correspondence", "Relative_Depth", "--specialist", "random", "--specialist", "random",
+                 "--no-progress", "--output-dir", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["tasks"]) == ["Relative_Depth", "Visual_Correspondence"]
+    assert results["config"]["tasks"] == ["Relative_Depth", "Visual_Correspondence"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--checkpoint", "a.pt", "--checkpoint", "b.pt"])
+    assert stop.value.code == 2
+    assert "--checkpoint given twice (a.pt and b.pt); a run takes one: give it once" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--specialist names Relative_Depth twice \\(random and lower_is_closer\\)"):
+        run(RunConfig(str(tmp_path / "pairs"), blink_root=str(blink_root), progress=False,
+                      specialist=["Relative_Depth=random", "relative depth=lower_is_closer"]))

@@ -61,3 +61,15 @@ def test_macro_interval_resamples_within_tasks():
     lo, hi = macro_bootstrap_ci({"A": [True, False] * 20, "B": [True] * 40}, seed=0)
     assert lo < 0.75 < hi and hi <= 1.0
     assert macro_bootstrap_ci({}, seed=0) is None
+
+
+def test_a_failed_question_without_a_usable_answer_counts_wrong_and_only_hidden_ones_are_unscored():
+    samples = [
+        {"gold": "A", "correct": True, "status": "ok", "n_choices": 2},
+        {"gold": None, "correct": False, "status": "error", "n_choices": None},  # its row gave no answer
+        {"gold": None, "correct": None, "status": "error", "n_choices": None},  # the test split's: hidden
+    ]
+    summary = summarise_task(samples)
+    assert (summary["n"], summary["accuracy"], summary["errors"], summary["unscored"]) == (2, 0.5, 2, 1)
+    assert summary["expected_random"] == 0.5  # from the question whose option count is known
+    assert summarise_task(samples[1:2])["expected_random"] is None
