@@ -44,8 +44,8 @@ def blink_twice_metrics(samples: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     group_images: dict[str, set[str]] = defaultdict(set)
     categories: dict[str, list[tuple[bool, int]]] = defaultdict(list)
     for sample in samples:
-        if sample.get("gold") is None:
-            continue
+        if sample.get("correct") is None:
+            continue  # its answer is hidden: unscored (a failed question with no usable answer counts wrong)
         meta = sample.get("meta") or {}
         right, options = bool(sample.get("correct")), int(sample.get("n_choices") or 2)  # a failed question: yes/no
         questions.append((right, options, sample["gold"]))

@@ -196,13 +196,15 @@ def score_specialist(run: SpecialistRun, key: AnswerKey, rescore: bool) -> Score
     regolded = 0
     for idx, sample in run.samples.items():
         gold = key.gold.get(idx, sample.get("gold")) if rescore else sample.get("gold")
-        if gold is None:
-            continue
+        if gold is None and sample.get("correct") is None:
+            continue  # a hidden answer: unscored, as in the run
+        # gold None with correct False: a failed question whose row gave no usable answer; the
+        # run counts it wrong, and so does the comparison
         regolded += gold != sample.get("gold")
         pred = (sample.get("decision") or {}).get("pred") if sample.get("status") != "error" else None
         by_task.setdefault(sample["task"], []).append(idx)
         model.letters[idx] = pred
-        model.correct[idx] = pred == gold
+        model.correct[idx] = gold is not None and pred == gold
         model.forms[idx] = sample.get("status", "ok")
         model.raw[idx] = pred
     model.questions = {t: sorted(v, key=_idx_order) for t, v in by_task.items()}

@@ -62,8 +62,8 @@ def marvel_metrics(samples: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     kind: dict[str, tuple[str, str]] = {}
     for sample in samples:
         meta = sample.get("meta") or {}
-        if "puzzle" not in meta or sample.get("task") not in INSTANCE.values() or sample.get("gold") is None:
-            continue  # not MARVEL's, or a question built without a known answer: nothing to score
+        if "puzzle" not in meta or sample.get("task") not in INSTANCE.values() or sample.get("correct") is None:
+            continue  # not MARVEL's, or a question whose answer is hidden: nothing to score
         puzzle = str(meta["puzzle"])
         # a question that failed (its image unreadable, say) is wrong, with its task's options
         options = int(sample.get("n_choices") or OPTIONS[sample["task"]])

@@ -45,7 +45,6 @@ from .tasks import BLINK_TASKS, UnknownTaskError, canonical_task, task_from_idx
 # Letters assumed when nothing says how many options a question has: BLINK offers at most four.
 ASSUMED_OPTIONS = 4
 
-_BLINK_IDX = re.compile(r"^(val|test)_.+_\d+$")
 _CONCAT = re.compile(r"[\s_\-]*\(?concat(?:enate|enated)?[\s_\-]*images?\)?$", re.IGNORECASE)
 
 
@@ -124,9 +123,8 @@ def _gold_letter(value: Any) -> str | None:
 
 
 def _is_blink_idx(value: Any) -> bool:
-    if not isinstance(value, str) or not _BLINK_IDX.match(value):
-        return False
-    return _task_of(value) != "?"
+    # task_from_idx matches the whole id in ASCII digits, so "val_Counting_1\n" is no id
+    return isinstance(value, str) and _task_of(value) != "?"
 
 
 # --------------------------------------------------------------------------- BLINK formats

@@ -281,3 +281,37 @@ def test_names_and_answers_are_data_in_every_table_and_csv(tmp_path):
     scores = list(csv.DictReader(open(paths["csv"], newline="")))
     assert {r["model"] for r in scores if r["kind"] != "reference"} == {"'=run|one: random (baseline)", hostile}
     assert all(float(r["accuracy"]) >= 0 for r in scores)  # numbers stay numbers
+
+
+def test_a_failed_question_without_a_usable_answer_counts_wrong_in_the_comparison_as_in_the_run(tmp_path):
+    """A broken row whose answer was empty is wrong in `run` (correct false, gold none); the
+    comparison must not drop it, and an error whose gold is unknown is never 'right'."""
+    from adapters.compare import AnswerKey, SpecialistRun, score_specialist
+
+    samples = {
+        "val_Counting_1": {"idx": "val_Counting_1", "task": "Counting", "specialist": "s", "status": "ok",
+                           "gold": "A", "correct": True, "decision": {"pred": "A"}},
+        "val_Counting_2": {"idx": "val_Counting_2", "task": "Counting", "specialist": "s", "status": "error",
+                           "gold": None, "correct": False, "error": "no answer"},
+        "test_Counting_3": {"idx": "test_Counting_3", "task": "Counting", "specialist": "s", "status": "ok",
+                            "gold": None, "correct": None, "decision": {"pred": "B"}},
+    }
+    run = SpecialistRun(tmp_path, "s", {}, samples)
+    model = score_specialist(run, AnswerKey({}, {}), rescore=False)
+    assert model.questions == {"Counting": ["val_Counting_1", "val_Counting_2"]}
+    assert model.correct == {"val_Counting_1": True, "val_Counting_2": False}
+
+
+def test_marvel_and_blink_twice_metrics_count_a_failed_question_without_gold_wrong():
+    from adapters.blink_twice_metrics import blink_twice_metrics
+    from adapters.marvel_metrics import marvel_metrics
+
+    twice = [{"correct": True, "gold": "A", "n_choices": 2, "meta": {"image": "i1"}},
+             {"correct": False, "gold": None, "n_choices": 2, "meta": {"image": "i2"}},
+             {"correct": None, "gold": None, "n_choices": 2, "meta": {"image": "i3"}}]
+    assert blink_twice_metrics(twice)["q_acc"]["n"] == 2
+    marvel = [{"task": "MARVEL_AVR", "gold": None, "correct": False, "n_choices": None,
+               "meta": {"puzzle": "p1", "pattern": "x", "configuration": "y"}},
+              {"task": "MARVEL_AVR", "gold": None, "correct": None, "n_choices": None,
+               "meta": {"puzzle": "p2", "pattern": "x", "configuration": "y"}}]
+    assert marvel_metrics(marvel)["overall"]["avr"] == {"n": 1, "correct": 0, "accuracy": 0.0, "random_expected": 0.25}
