@@ -31,7 +31,7 @@ from adapters.markers import apply_markers, load_markers
 from adapters.markers.find import parser_networks
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
-from .registry import SpecialistSpec, assign
+from .registry import SpecialistSpec, assign, device_note
 from .run_lock import RunDirError, RunLock
 from .settings import SettingError, parse_overrides, resolve
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
@@ -39,6 +39,7 @@ from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
 from .tasks import canonical_task
 from specialists.feature_cache import MODES as CACHE_MODES
+from specialists.precision import check_device
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic", "combo", "marvel", "blink-twice")
@@ -103,6 +104,7 @@ class RunConfig:
             raise ValueError(f"--answers and --markers belong to BLINK; {self.benchmark}'s answers come with its release")
         if self.limit is not None and self.limit <= 0:
             raise ValueError("--limit must be a number of questions (at least 1) or a fraction between 0 and 1")
+        check_device(self.device)  # a GPU that is not here stops the run before its first question
 
 
 def questions_limit(limit: int | float | None, total: int) -> int | None:
@@ -394,6 +396,8 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
             who = f"specialist {bare[0]!r} answers" if len(bare) == 1 else f"specialists {', '.join(bare)} answer"
             raise ValueError(f"{who} none of the tasks in {reader.root}")
     assignment = assign(tasks, config.specialist, weight_free=config.benchmark == "synthetic")
+    if note := device_note(config.device, assignment):
+        print(note, file=sys.stderr)
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")
