@@ -31,7 +31,7 @@ from adapters.markers import apply_markers, load_markers
 from adapters.markers.find import parser_networks
 from .provenance import environment, now_iso, seed_everything
 from .questions import BrokenQuestion, Decision, MCQuestion
-from .registry import SpecialistSpec, assign, device_note
+from .registry import SpecialistSpec, assign
 from .run_lock import RunDirError, RunLock
 from .settings import SettingError, parse_overrides, resolve
 from .scoring import macro_bootstrap_ci, macro_micro, stable_seed, summarise_task
@@ -40,6 +40,7 @@ from .synthetic import cached_synthetic
 from .tasks import canonical_task
 from specialists.feature_cache import MODES as CACHE_MODES
 from specialists.precision import check_device
+from .registry import device_note
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic", "combo", "marvel", "blink-twice")
