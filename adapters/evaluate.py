@@ -40,6 +40,8 @@ from .solver import PRECISIONS, Solver, SolverOptions
 from .synthetic import cached_synthetic
 from .tasks import canonical_task
 from specialists.feature_cache import MODES as CACHE_MODES
+from specialists.precision import check_device
+from .registry import device_note
 
 RESULTS_SCHEMA_VERSION = 1
 BENCHMARKS = ("blink", "synthetic", "combo", "marvel", "blink-twice")
@@ -104,6 +106,7 @@ class RunConfig:
             raise ValueError(f"--answers and --markers belong to BLINK; {self.benchmark}'s answers come with its release")
         if self.limit is not None and self.limit <= 0:
             raise ValueError("--limit must be a number of questions (at least 1) or a fraction between 0 and 1")
+        check_device(self.device)  # a GPU that is not here stops the run before its first question
 
 
 def questions_limit(limit: int | float | None, total: int) -> int | None:
@@ -349,6 +352,8 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
             who = f"specialist {bare[0]!r} answers" if len(bare) == 1 else f"specialists {', '.join(bare)} answer"
             raise ValueError(f"{who} none of the tasks in {reader.root}")
     assignment = assign(tasks, config.specialist, weight_free=config.benchmark == "synthetic")
+    if note := device_note(config.device, assignment):
+        print(note, file=sys.stderr)
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")

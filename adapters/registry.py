@@ -254,6 +254,16 @@ def default_for(task: str, weight_free: bool = False) -> SpecialistSpec:
     return get(defaults.get(task, "random"))
 
 
+def device_note(device: str, assignment: dict[str, SpecialistSpec]) -> str | None:
+    """A warning for a run given a GPU that none of its specialists uses: only neural ones load a
+    model; the rules and baselines compute on the CPU whatever --device says."""
+    if device.startswith("cpu") or any(spec.kind == "neural" for spec in assignment.values()):
+        return None
+    names = ", ".join(sorted({spec.name for spec in assignment.values()}))
+    return (f"warning: --device {device}: {names} load no model and run on the CPU; --device moves only "
+            "neural specialists")
+
+
 def assign(tasks: list[str], choices: list[str] | None, weight_free: bool = False) -> dict[str, SpecialistSpec]:
     """Which specialist answers each task, from `--specialist NAME | TASK=NAME ...`.
 

@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 
 from .convert import validate
-from .hashing import HashCache
+from .formats import check_fits, describe
+from .hashing import HashCache, copy_hashing
 from .lock import LockFile
 from .locations import specialists_home
 from .manifest import Manifest, load_manifest
@@ -35,18 +36,28 @@ def _source_location(entry, source: Path) -> Location:
                                         "pass the weight file itself")
         return Location("import", source)
     if not source.is_dir():
-        raise ImportSourceError(f"import {entry.name}: needs a folder holding {', '.join(entry.files)}; {source} is a file")
+        raise ImportSourceError(f"import {entry.name}: needs a folder holding {', '.join(entry.files)}; "
+                                f"{source} {describe(source)}")
     missing = [f for f in entry.files if not (source / f).is_file()]
     if missing:
         raise ImportSourceError(f"import {entry.name}: {source} lacks {', '.join(missing)}")
     return Location("import", source)
 
 
-def _copy_atomic(src: Path, dest: Path) -> None:
+def _copy_atomic(src: Path, dest: Path, expected_sha: str, cache: HashCache) -> None:
+    """Copy through a temp file and an atomic rename, hashing the bytes written: the cache then
+    records the copy's own hash, and a source that changed since it was checked is refused."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    shutil.copy2(src, tmp)  # copy2 keeps mtime, so the hash cache entry can be carried over
-    os.replace(tmp, dest)
+    try:
+        sha = copy_hashing(src, tmp)
+        if sha != expected_sha:
+            raise ImportSourceError(f"{src} changed while it was being imported (sha256 {expected_sha} when checked, "
+                                    f"{sha} when copied); import it again once nothing writes to it")
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    cache.remember(dest, sha)
 
 
 def import_checkpoint(name: str, source: str | Path, *, link: bool = False, repin: bool = False,
@@ -59,6 +70,7 @@ def import_checkpoint(name: str, source: str | Path, *, link: bool = False, repi
     if repin and not entry.sha256:
         lock.forget(entry.name)
     where = _source_location(entry, Path(source).expanduser().resolve())
+    check_fits(where.path, [entry.format])  # a text or empty file is refused before it is hashed
     sha = hash_location(entry, where, cache)
     if lock.check(entry, sha, str(where.path), pin_unknown=False) == "unpinned":
         validate(entry.format, where.path, entry.files, entry.name)  # raises with what is wrong in the file
@@ -73,13 +85,11 @@ def import_checkpoint(name: str, source: str | Path, *, link: bool = False, repi
             target.mkdir(parents=True)
             dest.symlink_to(where.path)
         else:
-            _copy_atomic(where.path, dest)
-            cache.carry_over(where.path, dest)
+            _copy_atomic(where.path, dest, cache.sha256(where.path), cache)
     elif link:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(where.path, target_is_directory=True)
     else:
         for rel in entry.files:
-            _copy_atomic(where.path / rel, target / rel)
-            cache.carry_over(where.path / rel, target / rel)
+            _copy_atomic(where.path / rel, target / rel, cache.sha256(where.path / rel), cache)
     return resolve(entry.name, home=home, manifest=manifest)  # verifies in place, pins the hash

@@ -26,6 +26,11 @@ class UnknownCheckpointError(ValueError):
     """A checkpoint name that the manifest does not list."""
 
 
+def is_plain_name(name: str) -> bool:
+    """Whether `name` could be a checkpoint name: no path separator, no '..', not empty."""
+    return bool(name) and "/" not in name and "\\" not in name and ".." not in name
+
+
 @dataclass(frozen=True)
 class CheckpointEntry:
     """One manifest entry. kind "file": `files` holds one file name; kind "folder": the paths,
@@ -110,15 +115,27 @@ class Manifest:
         return next((e for e in self.entries if e.name == name), None)
 
     def get(self, name: str) -> CheckpointEntry:
+        """The entry called `name`; UnknownCheckpointError (with near names) otherwise, and for
+        anything shaped like a path: a name never leads outside the checkpoint store."""
         entry = self.find(name)
-        if entry is None:
-            close = difflib.get_close_matches(name, self.names, n=3, cutoff=0.5)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
+        if entry is not None:
+            return entry
+        close = self.near_names(name)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        if not is_plain_name(name):
             raise UnknownCheckpointError(
-                f"unknown checkpoint {name!r}.{hint} Known: see `specialists checkpoints ls`; "
-                "or pass the path of a weight file or folder instead of a name."
+                f"{name!r} is not a checkpoint name: names hold no '/', '\\' or '..'.{hint} Names: `specialists "
+                "checkpoints ls`; a weight file of your own goes to `checkpoints import NAME FILE` or `run --checkpoint PATH`"
             )
-        return entry
+        raise UnknownCheckpointError(
+            f"unknown checkpoint {name!r}.{hint} Known: see `specialists checkpoints ls`; "
+            "or pass the path of a weight file or folder instead of a name."
+        )
+
+    def near_names(self, name: str) -> list[str]:
+        """Up to three names close to `name` (or to its last path part, for a path)."""
+        tail = re.split(r"[/\\]", name.rstrip("/\\"))[-1]
+        return difflib.get_close_matches(tail or name, self.names, n=3, cutoff=0.5)
 
 
 def load_manifest(path: str | Path = MANIFEST_PATH) -> Manifest:

@@ -13,11 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .formats import INTERCHANGEABLE, check_fits
 from .hashing import HashCache
 from .lock import LockFile
 from .locations import hf_hub_cache, specialists_home, torch_hub_checkpoints
-from .manifest import CheckpointEntry, Manifest, load_manifest
+from .manifest import CheckpointEntry, Manifest, is_plain_name, load_manifest
 from .ref import CheckpointRef
+
+
+# What a model folder's identity is made of; everything else in it (READMEs, images) is left out.
+MODEL_FOLDER_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npz", ".json", ".txt", ".model")
 
 
 class MissingCheckpointError(ValueError):
@@ -109,13 +114,32 @@ def hash_location(entry: CheckpointEntry, location: Location, cache: HashCache, 
     return cache.folder_sha256(location.path, entry_files(entry, location), use_cache)
 
 
-def _explicit(path: Path, manifest: Manifest, cache: HashCache, lock: LockFile) -> ResolvedCheckpoint:
-    """A path given by the user: hashed; named after the manifest entry whose bytes it holds."""
+def model_folder_files(folder: Path) -> list[str]:
+    """The files of a model folder that make its identity: weights and the configs, tokenizer
+    and processor files beside them (a README, an image or a hidden file is no part of it)."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.suffix in MODEL_FOLDER_SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+def family_formats(manifest: Manifest, expect: str | None) -> list[str] | None:
+    """The weight formats that may take the place of checkpoint `expect` (None: any)."""
+    entry = manifest.find(expect) if expect else None
+    if entry is None:
+        return None
+    return [entry.format, *INTERCHANGEABLE.get(entry.format, ())]
+
+
+def _explicit(path: Path, manifest: Manifest, cache: HashCache, lock: LockFile,
+              formats: list[str] | None) -> ResolvedCheckpoint:
+    """A path given by the user: checked to be weights (of `formats` when given) before anything
+    is hashed, so the hash cache only ever holds weight files; then hashed and named after the
+    manifest entry whose bytes it holds."""
+    check_fits(path, formats)
     if path.is_dir():
-        files = sorted(str(p.relative_to(path).as_posix()) for p in path.rglob("*")
-                       if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        files = model_folder_files(path)
         if not files:
-            raise MissingCheckpointError(f"{path} is an empty folder: no weights in it")
+            raise MissingCheckpointError(f"{path} holds no weight or config files ({', '.join(MODEL_FOLDER_SUFFIXES)})")
         sha = cache.folder_sha256(path, files)
     else:
         sha = cache.sha256(path)
@@ -129,12 +153,15 @@ def _explicit(path: Path, manifest: Manifest, cache: HashCache, lock: LockFile) 
     return ResolvedCheckpoint(path, CheckpointRef(name, sha, str(path)), entry, "explicit path", verified)
 
 
-def resolve(name_or_path: str | Path, *, home: Path | None = None, manifest: Manifest | None = None) -> ResolvedCheckpoint:
-    """A manifest name or a path -> local weights, hashed (cached by size+mtime) and verified.
+def resolve(name_or_path: str | Path, *, home: Path | None = None, manifest: Manifest | None = None,
+            expect: str | None = None) -> ResolvedCheckpoint:
+    """A manifest name or a path -> local weights, hashed (cached by file identity) and verified.
 
     A name is checked against the manifest's sha256 or the lock's pin (pinned on first sight);
     a mismatch raises HashMismatchError, a missing weight MissingCheckpointError, an unknown
-    name UnknownCheckpointError (all ValueErrors with the fix in their message).
+    name UnknownCheckpointError (all ValueErrors with the fix in their message). `expect`: the
+    checkpoint whose place a path takes (a specialist's default); a path in none of the formats
+    that specialist loads raises WeightFormatError before it is hashed.
     """
     manifest = manifest or load_manifest()
     cache, lock = HashCache(home), LockFile(home)
@@ -143,7 +170,10 @@ def resolve(name_or_path: str | Path, *, home: Path | None = None, manifest: Man
     if entry is None:
         path = Path(key).expanduser()
         if path.exists():
-            return _explicit(path.resolve(), manifest, cache, lock)
+            return _explicit(path.resolve(), manifest, cache, lock, family_formats(manifest, expect))
+        if not is_plain_name(key):
+            raise MissingCheckpointError(f"{path}: no such file or folder; give the path of a weight file or model "
+                                         "folder, or a checkpoint name (`specialists checkpoints ls`)")
         manifest.get(key)  # raises UnknownCheckpointError with a did-you-mean
     location = locate(entry, home)
     if location is None:

@@ -2,7 +2,9 @@
 
 ls      every manifest entry: status (ok / present / MISMATCH / missing / manual), where, size,
         licence. Never hashes: a file whose hash is not cached yet shows as "present".
-path    the local path of a checkpoint (resolved and verified), for scripts.
+path    the local path of a checkpoint (resolved and verified), for scripts. NAME is a manifest
+        name: no checkpoints subcommand turns a name into a path outside the store; only
+        import's FILE (and `run --checkpoint PATH`) name files elsewhere.
 verify  re-hash (ignoring the hash cache) and compare with the manifest / lock; exit 1 on any
         mismatch or, for a named checkpoint, when it is missing.
 fetch   download (needs internet); --all fetches every downloadable entry.
@@ -22,7 +24,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ls = sub.add_parser("ls", help="every known checkpoint with its status, size and licence")
     ls.add_argument("--json", action="store_true")
     path = sub.add_parser("path", help="print the local path of a checkpoint")
-    path.add_argument("name")
+    path.add_argument("name", help="a checkpoint name (`specialists checkpoints ls`)")
     verify = sub.add_parser("verify", help="re-hash weights and compare with the manifest / lock file")
     verify.add_argument("name", nargs="?", help="one checkpoint (default: every one present)")
     fetch = sub.add_parser("fetch", help="download weights (needs internet)")
@@ -159,8 +161,11 @@ def handle(args: argparse.Namespace) -> int:
         return _ls(args)
     if command == "path":
         from checkpoints import resolve
+        from checkpoints.manifest import load_manifest
 
-        print(resolve(args.name).path)
+        manifest = load_manifest()
+        entry = manifest.get(args.name)  # a name only: a path would lead outside the store
+        print(resolve(entry.name, manifest=manifest).path)
         return 0
     if command == "verify":
         return _verify(args)

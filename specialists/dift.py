@@ -98,27 +98,29 @@ class DiftFeaturizer:
         from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
         from transformers import CLIPTextModel, CLIPTokenizer
 
-        from checkpoints.convert.common import complete_load
+        from checkpoints.convert.common import complete_load, reading
+        from checkpoints.formats import FORMATS, wrong_format
 
         folder = Path(folder)
         dtype = DTYPES[precision]
+        expected = FORMATS["diffusers"].description
+        if not folder.is_dir():
+            raise wrong_format(folder, expected)
         missing = [p for p in ("vae", "unet", "scheduler", "text_encoder", "tokenizer") if not (folder / p).is_dir()]
         if missing:
-            raise ValueError(f"{folder} is not a Stable Diffusion diffusers folder: no {', '.join(missing)}/")
+            raise wrong_format(folder, f"{expected}: it lacks {', '.join(p + '/' for p in missing)}")
+
         def load(model_class, part: str, **kwargs):  # every tensor present, or a clear refusal
             return complete_load(model_class.from_pretrained(folder, subfolder=part, local_files_only=True,
                                                              output_loading_info=True, **kwargs), str(folder / part))
 
-        return cls(
-            load(AutoencoderKL, "vae", torch_dtype=dtype),
-            load(UNet2DConditionModel, "unet", torch_dtype=dtype),
-            DDIMScheduler.from_pretrained(folder, subfolder="scheduler", local_files_only=True),
-            load(CLIPTextModel, "text_encoder"),
-            CLIPTokenizer.from_pretrained(folder, subfolder="tokenizer", local_files_only=True),
-            device,
-            precision,
-            batch_size,
-        )
+        with reading(folder, expected):
+            parts = (load(AutoencoderKL, "vae", torch_dtype=dtype),
+                     load(UNet2DConditionModel, "unet", torch_dtype=dtype),
+                     DDIMScheduler.from_pretrained(folder, subfolder="scheduler", local_files_only=True),
+                     load(CLIPTextModel, "text_encoder"),
+                     CLIPTokenizer.from_pretrained(folder, subfolder="tokenizer", local_files_only=True))
+        return cls(*parts, device, precision, batch_size)
 
     @classmethod
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32") -> "DiftFeaturizer":

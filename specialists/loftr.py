@@ -65,12 +65,11 @@ class LoFTRMatcher:
         """
         from kornia.feature import LoFTR
 
-        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-        state = checkpoint.get("state_dict", checkpoint) if isinstance(checkpoint, dict) else None
-        if not isinstance(state, dict):
-            raise ValueError(f"{path}: not a LoFTR checkpoint (expected a dict with 'state_dict')")
+        from checkpoints.convert.common import load_strictly
+        from checkpoints.convert.loftr import loftr_state_dict
+
         model = LoFTR(pretrained=None, config=config or loftr_config(variant))
-        model.load_state_dict(dict(state), strict=True)
+        load_strictly(model, loftr_state_dict(path), path, f"the LoFTR {variant} weights")
         return cls(model, device, precision, max_side)
 
     @classmethod

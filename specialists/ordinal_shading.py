@@ -332,25 +332,29 @@ class OrdinalShading:
     @classmethod
     def from_state_dicts(cls, ordinal: dict, intrinsic: dict, **kwargs) -> "OrdinalShading":
         """Official-layout state dicts -> the networks, loaded strictly (every key, every shape)."""
+        from checkpoints.convert.common import load_strictly
+
         ordinal_net, intrinsic_net = MidasNet(), MidasNetSmall()
-        ordinal_net.load_state_dict(ordinal, strict=True)
-        intrinsic_net.load_state_dict(intrinsic, strict=True)
+        load_strictly(ordinal_net, ordinal, "the ordinal network's state dict", "MidasNet (the ordinal net)")
+        load_strictly(intrinsic_net, intrinsic, "the intrinsic network's state dict", "MidasNet_small (the intrinsic net)")
         return cls(ordinal_net, intrinsic_net, **kwargs)
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, **kwargs) -> "OrdinalShading":
         """v1 `final_weights.pt` (a file), or a v2 / v2.1 folder (its stage 0 and 1 files are used)."""
         from checkpoints.convert.ordinal_shading import ordinal_shading_stages, ordinal_shading_v1
+        from checkpoints.formats import check_fits, wrong_format
 
         path = Path(path)
+        check_fits(path, ["ordinal-shading-v1", "ordinal-shading-stages"])
         if path.is_dir():
             for names in (("stage_0.pt", "stage_1.pt"), ("stage_0_v21.pt", "stage_1_v21.pt")):
                 if all((path / n).is_file() for n in names):
                     nets = ordinal_shading_stages(path, names)
                     break
             else:
-                raise ValueError(f"{path}: no stage_0.pt + stage_1.pt (v2) or stage_0_v21.pt + stage_1_v21.pt (v2.1); "
-                                 f"pass the v1 final_weights.pt file or a folder holding these stage files")
+                raise wrong_format(path, "an ordinal-shading v2 folder with stage_0.pt and stage_1.pt (or v2.1's "
+                                         "stage_0_v21.pt and stage_1_v21.pt)")
         else:
             nets = ordinal_shading_v1(path)
         return cls.from_state_dicts(nets["ord"], nets["iid"], **kwargs)

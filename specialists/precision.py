@@ -1,11 +1,53 @@
-"""Precision names of the command line, whether bf16 is fast on a device, and moving a model onto its
-device and dtype."""
+"""Device and precision names of the command line (checked before anything runs), whether bf16 is
+fast on a device, and moving a model onto its device and dtype."""
 
 from __future__ import annotations
+
+import difflib
 
 import torch
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+DEVICE_TYPES = ("cpu", "cuda", "mps")
+# Words people write for a device that torch does not know, and the torch name they mean.
+DEVICE_WORDS = {"gpu": "cuda", "nvidia": "cuda", "metal": "mps", "apple": "mps"}
+
+
+class DeviceError(ValueError):
+    """A --device this machine cannot run on: a name torch does not know, or no such device here."""
+
+
+def check_device(device: str) -> torch.device:
+    """`--device` as a torch.device, or DeviceError with the fix: a misspelt name gets a "did you
+    mean", a GPU this machine does not have gets "use --device cpu". Checked once, before any
+    model is built or question read, so no question fails for it."""
+    kind, _, index = device.partition(":")
+    if kind not in DEVICE_TYPES:
+        word = kind.strip().lower()
+        meant = word if word in DEVICE_TYPES else DEVICE_WORDS.get(word) or next(
+            iter(difflib.get_close_matches(word, DEVICE_TYPES, n=1, cutoff=0.5)), None)
+        hint = f"did you mean {meant}{':' + index if index else ''}? " if meant else ""
+        raise DeviceError(f"--device {device}: not a device name; {hint}use cpu, cuda, cuda:N or mps")
+    try:
+        parsed = torch.device(device)
+    except RuntimeError:
+        raise DeviceError(f"--device {device}: not a device name; use cpu, cuda, cuda:N or mps") from None
+    if parsed.type == "cuda":
+        _check_cuda(device, parsed)
+    elif parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise DeviceError(f"--device {device}: no MPS (Apple GPU) device is visible here "
+                          "(torch.backends.mps.is_available() is False); use --device cpu")
+    return parsed
+
+
+def _check_cuda(device: str, parsed: torch.device) -> None:
+    if not torch.cuda.is_available():
+        raise DeviceError(f"--device {device}: no CUDA device is visible here (torch.cuda.is_available() is False); "
+                          "use --device cpu")
+    count = torch.cuda.device_count()
+    if parsed.index is not None and parsed.index >= count:
+        raise DeviceError(f"--device {device}: this machine shows {count} CUDA device(s), cuda:0 to cuda:{count - 1}; "
+                          "pick one of them (CUDA_VISIBLE_DEVICES decides which are shown)")
 
 
 def dtype_of(precision: str) -> torch.dtype:

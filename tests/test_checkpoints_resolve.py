@@ -1,11 +1,16 @@
 """Offline resolution: order (explicit path > SPECIALISTS_HOME > HF cache > torch hub), the
-missing-weight message, hash pinning in the lock file, the size+mtime hash cache, and the
-`specialists checkpoints` commands (import, ls, path, verify catching a changed byte)."""
+missing-weight message, hash pinning in the lock file, the hash cache (keyed on size, mtime,
+inode and ctime; owner-only; weight files only), names that never lead outside the store, and
+the `specialists checkpoints` commands (import, ls, path, verify catching a changed byte)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import stat
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -197,19 +202,6 @@ def test_timm_weights_of_another_shape_are_refused_at_load(tmp_path):
         create_timm_model("resnet18.tv_in1k", path)  # a 10-class head where ImageNet's has 1000
 
 
-@pytest.mark.parametrize("content, says", [(bytes(range(256)) * 4, "random or damaged bytes"),
-                                           (b"", "EOFError")])
-def test_cli_import_of_bytes_that_are_no_weight_file_is_one_clear_line(tmp_path, capsys, content, says):
-    from specialists.cli import main
-
-    junk = tmp_path / "loftr_outdoor.ckpt"
-    junk.write_bytes(content)
-    assert main(["checkpoints", "import", "loftr-outdoor", str(junk)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"error: {junk}: not a") and says in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-
-
 def test_a_specialists_home_that_is_a_file_or_unwritable_is_named(tmp_path, monkeypatch, capsys):
     from specialists import cli_checkpoints
     from specialists.cli import main
@@ -234,3 +226,112 @@ def test_verify_with_nothing_installed_says_what_it_checked(tmp_path, capsys):
     assert _cli("verify") == 0
     out = capsys.readouterr().out
     assert "verified 0 of the" in out and "not installed" in out
+
+
+# --- the hash cache records the bytes that are there -------------------------------------------
+def _rewrite_in_place_keeping_mtime(path) -> None:
+    """Change bytes of `path` without changing its size, inode or mtime (what the old size+mtime
+    cache could not notice). ctime ticks coarsely (a jiffy): let one pass so the write shows."""
+    stat = path.stat()
+    time.sleep(0.05)
+    with open(path, "r+b") as f:
+        f.seek(-20, os.SEEK_END)
+        byte = f.read(1)
+        f.seek(-20, os.SEEK_END)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def test_a_file_rewritten_in_place_with_its_old_mtime_is_hashed_again(tmp_path):
+    path = _loftr_file(tmp_path / "weights" / "mine.ckpt", 1.0)
+    cache = hashing.HashCache()
+    before = cache.sha256(path)
+    _rewrite_in_place_keeping_mtime(path)
+    assert cache.cached(path) is None
+    assert cache.sha256(path) == hashing.sha256_file(path) != before
+
+
+def test_resolve_records_the_hash_of_the_bytes_now_in_place(tmp_path):
+    """A pinned checkpoint changed in place (same size, mtime put back) is refused, not recorded
+    under its old hash; an explicit path is recorded under its new hash."""
+    placed = _loftr_file(tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt", 1.0)
+    resolve("loftr-outdoor")  # pins and caches
+    _rewrite_in_place_keeping_mtime(placed)
+    with pytest.raises(HashMismatchError, match="loftr-outdoor"):
+        resolve("loftr-outdoor")
+    mine = _loftr_file(tmp_path / "elsewhere" / "mine.ckpt", 2.0)
+    resolve(str(mine))
+    _rewrite_in_place_keeping_mtime(mine)
+    assert resolve(str(mine)).ref.sha256 == hashing.sha256_file(mine)
+
+
+def test_import_records_the_hash_of_the_copy_it_wrote(tmp_path, monkeypatch):
+    mine = _loftr_file(tmp_path / "downloads" / "loftr_outdoor.ckpt", 1.0)
+    calls = []
+    real = hashing.sha256_file
+    monkeypatch.setattr(hashing, "sha256_file", lambda p: calls.append(p) or real(p))
+    assert _cli("import", "loftr-outdoor", str(mine)) == 0
+    placed = tmp_path / "home" / "loftr-outdoor" / "loftr_outdoor.ckpt"
+    assert hashing.HashCache().cached(placed) == real(placed)
+    assert placed not in calls  # hashed while copied, not read a second time
+
+
+# --- names stay inside the store; the cache holds only weights, owner-only ----------------------
+@pytest.mark.parametrize("argv", [("path", "../../etc"), ("path", "/etc"), ("verify", "../../etc"),
+                                  ("fetch", "../loftr-outdoor"), ("path", "loftr-outdoor/../../x"),
+                                  ("path", "..\\..\\etc")])
+def test_checkpoint_names_never_lead_outside_the_store(tmp_path, argv):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "shadow").write_text("root:secret")
+    with pytest.raises(UnknownCheckpointError, match="is not a checkpoint name: names hold no"):
+        _cli(*argv)
+    with pytest.raises(UnknownCheckpointError, match="is not a checkpoint name"):
+        _cli("path", str(outside))
+    assert not (tmp_path / "home" / hashing.CACHE_NAME).exists()
+
+
+def test_a_path_shaped_name_gets_the_near_names(tmp_path, capsys):
+    from specialists.cli import main
+
+    assert main(["checkpoints", "path", "../loftr-outdor"]) == 2
+    err = capsys.readouterr().err
+    assert "'../loftr-outdor' is not a checkpoint name" in err and "Did you mean loftr-outdoor" in err
+    with pytest.raises(UnknownCheckpointError, match="names hold no"):
+        _cli("import", "../loftr-outdoor", str(_loftr_file(tmp_path / "mine.ckpt")))
+
+
+def test_the_hash_cache_holds_only_weight_files(tmp_path):
+    from checkpoints.formats import WeightFormatError
+
+    notes = tmp_path / "etc"
+    notes.mkdir()
+    (notes / "shadow").write_text("root:secret")
+    (notes / "passwd.txt").write_text("a list")
+    for path in (notes, notes / "shadow"):
+        with pytest.raises(WeightFormatError):
+            resolve(str(path))
+    assert not (tmp_path / "home" / hashing.CACHE_NAME).exists()
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"weights")
+    (model / "README.md").write_text("a model card")
+    (model / "id_rsa").write_text("a key")
+    resolve(str(model))
+    cached = json.loads((tmp_path / "home" / hashing.CACHE_NAME).read_text())
+    assert sorted(Path(p).name for p in cached) == ["config.json", "model.safetensors"]
+
+
+@pytest.mark.parametrize("group_writable, mode", [(False, 0o600), (True, 0o660)])
+def test_the_hash_cache_and_lock_are_not_world_readable(tmp_path, group_writable, mode):
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(0o2775 if group_writable else 0o755)
+    _loftr_file(home / "loftr-outdoor" / "loftr_outdoor.ckpt")
+    resolve("loftr-outdoor")
+    for name in (hashing.CACHE_NAME, "checkpoints.lock.json"):
+        assert stat.S_IMODE((home / name).stat().st_mode) == mode, name
+    assert not [p for p in home.iterdir() if p.name.endswith(".tmp")]

@@ -74,7 +74,7 @@ def test_from_pretrained_reads_a_diffusers_folder(dift, tmp_path):
     loaded = DiftFeaturizer.from_pretrained(tmp_path)
     preset = DiftPreset(64, 261, 1, 2)
     assert torch.allclose(loaded(_images(1), preset)[0].features, dift(_images(1), preset)[0].features, atol=1e-5)
-    with pytest.raises(ValueError, match="no unet/"):
+    with pytest.raises(ValueError, match="not a diffusers pipeline folder .*: it lacks unet/"):
         (tmp_path / "unet").rename(tmp_path / "unet_gone")
         DiftFeaturizer.from_pretrained(tmp_path)
 

@@ -186,7 +186,7 @@ def test_the_solver_loads_the_paired_classifier_and_records_it(monkeypatch):
     from adapters.solver import SolverOptions
 
     class Resolved:
-        def __init__(self, name):
+        def __init__(self, name, **_):
             self.path, self.ref = f"/weights/{name}", CheckpointRef(name, "0" * 64, f"/weights/{name}")
 
     built = {}

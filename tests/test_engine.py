@@ -212,3 +212,76 @@ def test_compiled_engine_matches_eager_including_a_padded_last_batch():
     assert counters["stats"]["unique_graphs"] == 1
     for key in eager:
         torch.testing.assert_close(compiled[key], eager[key], atol=1e-4, rtol=1e-4)
+
+
+# --- --device: checked once, before any question runs --------------------------------------------
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+
+
+@pytest.fixture
+def one_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=0: "a stand-in GPU")
+
+
+@pytest.mark.parametrize("device, says", [
+    ("gpu", "--device gpu: not a device name; did you mean cuda? use cpu, cuda, cuda:N or mps"),
+    ("GPU:1", "--device GPU:1: not a device name; did you mean cuda:1? use cpu, cuda, cuda:N or mps"),
+    ("CPU", "--device CPU: not a device name; did you mean cpu? use cpu, cuda, cuda:N or mps"),
+    ("cdua", "did you mean cuda?"),
+    ("banana", "--device banana: not a device name; use cpu, cuda, cuda:N or mps"),
+    ("cuda:x", "--device cuda:x: not a device name"),
+    ("cuda", "--device cuda: no CUDA device is visible here (torch.cuda.is_available() is False); use --device cpu"),
+    ("cuda:1", "--device cuda:1: no CUDA device is visible here"),
+    ("mps", "--device mps: no MPS (Apple GPU) device is visible here"),
+])
+def test_a_device_that_is_not_here_is_refused_with_the_fix(no_gpu, device, says):
+    from specialists.precision import DeviceError, check_device
+
+    with pytest.raises(DeviceError) as err:
+        check_device(device)
+    assert says in str(err.value) and "\n" not in str(err.value)
+    assert check_device("cpu") == torch.device("cpu")
+
+
+def test_a_cuda_index_past_the_visible_devices_is_refused(one_gpu):
+    from specialists.precision import DeviceError, check_device
+
+    assert check_device("cuda") == torch.device("cuda") and check_device("cuda:0") == torch.device("cuda:0")
+    with pytest.raises(DeviceError, match=r"--device cuda:2: this machine shows 1 CUDA device\(s\), cuda:0 to cuda:0"):
+        check_device("cuda:2")
+
+
+def _run_argv(tmp_path, device, *more):
+    return ["run", "--benchmark", "synthetic", "--synthetic-n", "1", "--tasks", "Relative_Depth", "--device", device,
+            "--output-dir", str(tmp_path / "run"), "--no-progress", *more]
+
+
+@pytest.mark.parametrize("device", ["cuda", "gpu"])
+def test_run_with_a_gpu_that_is_not_here_stops_before_any_question(tmp_path, monkeypatch, capsys, no_gpu, device):
+    """A neural specialist on --device cuda|gpu without a GPU: one line, no run folder, instead of
+    a traceback out of torch's CUDA initialisation (cuda) or its device parser (gpu)."""
+    from specialists.cli import main
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    argv = _run_argv(tmp_path, device, "--specialist", "depth_anything", "--checkpoint", "tiny-random")
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: --device {device}: ") and "\n" not in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_weight_free_specialists_on_a_gpu_run_on_the_cpu_and_say_so(tmp_path, monkeypatch, capsys, one_gpu):
+    from adapters.registry import assign, device_note
+    from specialists.cli import main
+
+    monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
+    assert main(_run_argv(tmp_path, "cuda", "--specialist", "lower_is_closer")) == 0
+    assert ("warning: --device cuda: lower_is_closer load no model and run on the CPU; --device moves only neural "
+            "specialists") in capsys.readouterr().err
+    assert device_note("cuda", assign(["Relative_Depth"], ["depth_anything"])) is None
+    assert device_note("cpu", assign(["Relative_Depth"], ["lower_is_closer"])) is None

@@ -5,6 +5,7 @@ import pytest
 import torch
 from PIL import Image
 
+from checkpoints.convert.common import StateDictError
 from specialists.loftr import LoFTRMatcher, loftr_config, tiny_config
 
 
@@ -21,7 +22,7 @@ def test_lightning_checkpoint_loads_strictly(tmp_path):
         assert torch.equal(loaded.model.state_dict()[key], value)
     state.pop(next(iter(state)))
     torch.save({"state_dict": state}, tmp_path / "broken.ckpt")
-    with pytest.raises(RuntimeError, match="Missing key"):
+    with pytest.raises(StateDictError, match="does not hold the LoFTR outdoor weights: Missing key"):
         LoFTRMatcher.from_checkpoint(tmp_path / "broken.ckpt", config=tiny_config())
 
 

@@ -192,7 +192,9 @@ def test_dreamsim_weights_from_the_registry_and_through_the_runner(tmp_path, mon
     _adapter(tmp_path / "dino_vitb16_single_lora")
     import_checkpoint("dreamsim-dino-vitb16", tmp_path / "dino_vitb16_single_lora")
     backbone_file = tmp_path / "model.safetensors"
-    backbone_file.write_bytes(b"stand-in")  # resolved by path; the model itself comes from the stand-in below
+    from safetensors.torch import save_file
+
+    save_file({"stand_in": torch.zeros(1)}, str(backbone_file))  # resolved by path; the model comes from below
     monkeypatch.setattr(timm_weights, "create_timm_model", lambda name, path, **kw: VisionTransformer(
         img_size=224, patch_size=16, embed_dim=32, depth=2, num_heads=2, num_classes=0))
     monkeypatch.setattr("adapters.rules.similarity.DreamSimSimilarity.backbone_checkpoint", str(backbone_file))

@@ -30,5 +30,5 @@ def load_weights(
         return tiny(), CheckpointRef(TINY_RANDOM, None, None, tiny_random=True)
     from checkpoints import resolve
 
-    resolved = resolve(choice)
+    resolved = resolve(choice, expect=default_name)  # a path in another format is refused before hashing
     return real(Path(resolved.path)), resolved.ref

@@ -9,31 +9,28 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .common import StateDictError, load_torch_file, tensor_dict
+from ..formats import FORMATS, WeightFormatError, check_fits, container
+from .common import StateDictError, load_torch_file, reading, tensor_dict
 
 
 def _json_folder(path: Path) -> None:
     configs = [p for p in path.rglob("*.json") if not any(part.startswith(".") for part in p.relative_to(path).parts)]
     for config in configs:
-        try:
-            json.loads(config.read_text())
-        except json.JSONDecodeError as err:
-            raise StateDictError(f"{config}: not valid JSON ({err})") from None
+        with reading(config, "a JSON config"):
+            json.loads(config.read_text(encoding="utf-8"))
 
 
 def _safetensors(path: Path) -> None:
-    from safetensors import SafetensorError, safe_open
+    from safetensors import safe_open
 
-    try:
+    with reading(path, "a safetensors file"):
         with safe_open(str(path), framework="pt") as f:
             if not list(f.keys()):
                 raise StateDictError(f"{path}: a safetensors file with no tensors")
-    except SafetensorError as err:
-        raise StateDictError(f"{path}: not a readable safetensors file ({err})") from None
 
 
 def _plain_state_dict(path: Path) -> None:
-    tensor_dict(load_torch_file(path), path, "a state dict")
+    tensor_dict(load_torch_file(path, "a PyTorch state-dict file"), path, "a state dict")
 
 
 def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = (), name: str | None = None) -> None:
@@ -46,13 +43,16 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
     from .ordinal_shading import STAGE_ORDER, ordinal_shading_stage, ordinal_shading_v1
 
     path = Path(path)
+    if fmt not in FORMATS:
+        raise ValueError(f"no validator for weight format {fmt!r}")
+    check_fits(path, [fmt])  # a text or empty file is refused here, before any library reads it
     if fmt in ("diffusers", "transformers"):
         _json_folder(path)
         from .pretrained_folders import check_diffusers_folder, check_transformers_folder
 
         (check_diffusers_folder if fmt == "diffusers" else check_transformers_folder)(path)
     elif fmt == "timm":
-        _safetensors(path) if path.suffix == ".safetensors" else _plain_state_dict(path)
+        _safetensors(path) if container(path) == "safetensors" else _plain_state_dict(path)
         if name is not None:
             from .timm_weights import check_fits_timm
 
@@ -82,4 +82,4 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
         raise ValueError(f"no validator for weight format {fmt!r}")
 
 
-__all__ = ["StateDictError", "validate"]
+__all__ = ["StateDictError", "WeightFormatError", "validate"]

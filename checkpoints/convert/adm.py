@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .common import StateDictError, load_torch_file, strip_common_prefix, tensor_dict
+from ..formats import FORMATS
+from .common import StateDictError, load_strictly, load_torch_file, strip_common_prefix, tensor_dict
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,7 @@ def convert_adm_state_dict(state: dict, flags: ADMFlags = ADM_256) -> dict:
 
 def read_adm_state_dict(path: str | Path) -> dict:
     """The tensors of an ADM .pt file (a bare state dict, as OpenAI released them)."""
-    state = tensor_dict(load_torch_file(path), path, "an ADM UNet state dict")
+    state = tensor_dict(load_torch_file(path, FORMATS["adm"].description), path, "an ADM UNet state dict")
     if "input_blocks.0.0.weight" not in state and "module.input_blocks.0.0.weight" not in state:
         raise StateDictError(f"{path}: no 'input_blocks.0.0.weight'; not an ADM (guided-diffusion) UNet")
     return state
@@ -224,5 +225,6 @@ def load_adm_unet(path_or_state, flags: ADMFlags = ADM_256):
     state = path_or_state if isinstance(path_or_state, dict) else read_adm_state_dict(path_or_state)
     with torch.device("meta"):  # no time spent on a random init that is overwritten at once
         model = UNet2DModel(**unet2d_config(flags))
-    model.load_state_dict(convert_adm_state_dict(state, flags), strict=True, assign=True)
+    where = "the ADM state dict" if isinstance(path_or_state, dict) else path_or_state
+    load_strictly(model, convert_adm_state_dict(state, flags), where, "the ADM UNet these flags describe", assign=True)
     return model.eval()

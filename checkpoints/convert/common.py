@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import pickle
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..formats import FIX, FORMATS, StateDictError, WeightFormatError, check_fits, check_torch_file, wrong_format
 
-class StateDictError(ValueError):
-    """A weight file whose layout is not the official one the converter expects."""
+__all__ = ["StateDictError", "WeightFormatError", "load_torch_file", "tensor_dict", "wrong_format"]
 
 
-def load_torch_file(path: str | Path) -> Any:
-    """torch.load with weights_only=True on CPU (memory-mapped when the file allows it)."""
+def load_torch_file(path: str | Path, expected: str = "a PyTorch weight file") -> Any:
+    """torch.load with weights_only=True on CPU (memory-mapped when the file allows it).
+    `expected`: what the file should be, for the message when it is not (WeightFormatError)."""
     import torch
 
+    check_torch_file(path, expected)
     try:
         try:
             return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
@@ -24,13 +27,13 @@ def load_torch_file(path: str | Path) -> Any:
             return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
         if "Unsupported operand" in str(err) or "invalid load key" in str(err):  # bytes that are no pickle at all
-            raise StateDictError(f"{path}: not a PyTorch weight file (random or damaged bytes); "
-                                 "download it again or check the path") from None
+            raise StateDictError(f"{path} is a damaged PyTorch file ({_first_line(err)}), expected {expected}: "
+                                 f"download it again, or {FIX}") from None
         raise StateDictError(f"{path}: holds objects other than tensors and plain containers, refused "
                              f"for safety (torch.load weights_only=True): {_first_line(err)}") from None
-    except (RuntimeError, EOFError, ValueError, OSError) as err:  # a truncated zip, an empty file
-        raise StateDictError(f"{path}: not a readable PyTorch weight file ({_first_line(err)}); "
-                             "download it again or check the path") from None
+    except Exception as err:  # a truncated zip, a damaged pickle: the unpickler raises whatever it meets
+        raise StateDictError(f"{path} is a damaged PyTorch file ({type(err).__name__}: {_first_line(err)}), "
+                             f"expected {expected}: download it again, or {FIX}") from None
 
 
 def _first_line(err: BaseException) -> str:
@@ -69,6 +72,16 @@ def require_shape(state: dict, key: str, check, expected: str, path: str | Path)
         raise StateDictError(f"{path}: {key} has shape {shape}; expected {expected}")
 
 
+def load_strictly(module, state: dict, where: str | Path, expected: str, **kwargs) -> None:
+    """module.load_state_dict(state, strict=True); a missing, unexpected or misshapen tensor
+    becomes a StateDictError naming `where` and what it should have been."""
+    try:
+        module.load_state_dict(state, strict=True, **kwargs)
+    except RuntimeError as err:
+        detail = " ".join(line.strip() for line in str(err).splitlines()[1:]) or _first_line(err)
+        raise StateDictError(f"{where} does not hold {expected}: {detail[:300]}") from None
+
+
 def complete_load(loaded, where: str):
     """The model of `from_pretrained(..., output_loading_info=True)` (transformers or diffusers),
     or StateDictError naming what its weight files lack, add or shape otherwise: both libraries
@@ -82,16 +95,27 @@ def complete_load(loaded, where: str):
     return model
 
 
+@contextmanager
+def reading(where: str | Path, expected: str):
+    """Turn what a library raises on a malformed folder or file (OSError, JSONDecodeError,
+    SafetensorError, ...) into a StateDictError naming `where` and what was `expected`."""
+    try:
+        yield
+    except StateDictError:
+        raise
+    except Exception as err:
+        raise StateDictError(f"{where} cannot be loaded as {expected} ({type(err).__name__}: {_first_line(err)}); "
+                             f"{FIX}") from None
+
+
 def load_pretrained_folder(model_class, processor_class, folder, dtype=None):
     """(model, processor) from a local transformers folder: the model loaded only when every
-    tensor is there and fits (`complete_load`), its processor beside it; a folder without
-    config.json is refused as not a transformers folder."""
-    from pathlib import Path
-
+    tensor is there and fits (`complete_load`), its processor beside it; anything else than a
+    transformers folder is refused (WeightFormatError) before transformers sees it."""
     folder = Path(folder)
-    if not (folder / "config.json").is_file():
-        raise ValueError(f"{folder} is not a transformers model folder: no config.json")
+    check_fits(folder, ["transformers"])
     kwargs = {} if dtype is None else {"dtype": dtype}
-    model = complete_load(model_class.from_pretrained(folder, local_files_only=True, output_loading_info=True, **kwargs),
-                          str(folder))
-    return model, processor_class.from_pretrained(folder, local_files_only=True)
+    with reading(folder, FORMATS["transformers"].description):
+        model = complete_load(model_class.from_pretrained(folder, local_files_only=True, output_loading_info=True,
+                                                          **kwargs), str(folder))
+        return model, processor_class.from_pretrained(folder, local_files_only=True)

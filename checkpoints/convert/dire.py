@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from ..formats import FORMATS
+from .common import load_strictly, load_torch_file, require_shape, strip_common_prefix, tensor_dict
 
 
 def dire_state_dict(path: str | Path) -> dict:
-    checkpoint = load_torch_file(path)
+    checkpoint = load_torch_file(path, FORMATS["dire-resnet50"].description)
     if isinstance(checkpoint, dict) and "model" in checkpoint:
         checkpoint = checkpoint["model"]
     state = strip_common_prefix(tensor_dict(checkpoint, path, "a DIRE ResNet-50 state dict"))
@@ -29,5 +30,5 @@ def dire_classifier(path: str | Path):
 
     with torch.device("meta"):  # skip a random init that the file overwrites
         model = resnet50(weights=None, num_classes=1)
-    model.load_state_dict(dire_state_dict(path), strict=True, assign=True)
+    load_strictly(model, dire_state_dict(path), path, "a DIRE ResNet-50 classifier", assign=True)
     return model.eval()

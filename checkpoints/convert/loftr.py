@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..formats import FORMATS
 from .common import StateDictError, load_torch_file, tensor_dict
 
 PREFIX = "matcher."
@@ -16,7 +17,7 @@ PREFIX = "matcher."
 
 def loftr_state_dict(path: str | Path) -> dict:
     """{kornia LoFTR key: Tensor} from an official (or already plain) LoFTR checkpoint."""
-    checkpoint = load_torch_file(path)
+    checkpoint = load_torch_file(path, FORMATS["loftr-lightning"].description)
     raw = checkpoint.get("state_dict", checkpoint) if isinstance(checkpoint, dict) else checkpoint
     state = tensor_dict(raw, path, "a LoFTR state dict (under 'state_dict')")
     matcher = {k[len(PREFIX):]: v for k, v in state.items() if k.startswith(PREFIX)}

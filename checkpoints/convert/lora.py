@@ -9,7 +9,8 @@ from pathlib import Path
 
 import torch
 
-from .common import StateDictError, load_torch_file, tensor_dict
+from ..formats import check_fits
+from .common import StateDictError, load_torch_file, reading, tensor_dict
 
 _LORA_KEY = re.compile(r"(?:^|\.)blocks\.(\d+)\.attn\.qkv\.lora_([AB])\.weight$")
 
@@ -20,10 +21,12 @@ def read_lora_adapter(folder: str | Path) -> tuple[dict[int, tuple[torch.Tensor,
     Only `attn.qkv` LoRA pairs are accepted (DreamSim's target); any other tensor, a block with
     half a pair, or a rank that disagrees with adapter_config.json is refused with the reason."""
     folder = Path(folder)
+    check_fits(folder, ["peft-lora"])
     config_file = folder / "adapter_config.json"
-    if not config_file.is_file():
-        raise StateDictError(f"{folder}: no adapter_config.json, so not a peft LoRA adapter folder")
-    config = json.loads(config_file.read_text(encoding="utf-8"))
+    with reading(config_file, "a peft adapter config (JSON)"):
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    if not isinstance(config, dict):
+        raise StateDictError(f"{config_file}: expected a JSON object (peft's adapter config), found {type(config).__name__}")
     rank, alpha = int(config.get("r", 0)), float(config.get("lora_alpha", 0))
     if rank <= 0 or "qkv" not in (config.get("target_modules") or []):
         raise StateDictError(f"{config_file}: expected a LoRA on qkv with r > 0, got r={rank}, "
@@ -32,9 +35,11 @@ def read_lora_adapter(folder: str | Path) -> tuple[dict[int, tuple[torch.Tensor,
     if weights.is_file():
         from safetensors.torch import load_file
 
-        state = load_file(str(weights))
+        with reading(weights, "a safetensors file of LoRA tensors"):
+            state = load_file(str(weights))
     elif (folder / "adapter_model.bin").is_file():
-        state = tensor_dict(load_torch_file(folder / "adapter_model.bin"), folder / "adapter_model.bin", "a LoRA adapter")
+        state = tensor_dict(load_torch_file(folder / "adapter_model.bin", "a PyTorch file of LoRA tensors"),
+                            folder / "adapter_model.bin", "a LoRA adapter")
     else:
         raise StateDictError(f"{folder}: no adapter_model.safetensors or adapter_model.bin")
     branches = {m.group(1) for m in (re.search(r"extractor_list\.(\d+)\.", k) for k in state) if m}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..formats import FORMATS
 from .common import StateDictError, load_torch_file, require_shape, strip_common_prefix, tensor_dict
 
 FIRST_CONV = "pretrained.layer1.0.weight"  # ResNeXt conv1 / EfficientNet conv_stem
@@ -36,7 +37,7 @@ def _checked(state, stage: str, path) -> dict:
 
 def ordinal_shading_v1(path: str | Path) -> dict[str, dict]:
     """{"ord": ordinal net state dict, "iid": intrinsic net state dict} from final_weights.pt."""
-    checkpoint = load_torch_file(path)
+    checkpoint = load_torch_file(path, FORMATS["ordinal-shading-v1"].description)
     if not isinstance(checkpoint, dict) or not {"ord_state_dict", "iid_state_dict"} <= set(checkpoint):
         found = sorted(checkpoint)[:5] if isinstance(checkpoint, dict) else type(checkpoint).__name__
         raise StateDictError(f"{path}: expected a dict with 'ord_state_dict' and 'iid_state_dict' (v1 weights); found {found}")
@@ -48,7 +49,7 @@ def ordinal_shading_stage(path: str | Path, stage: str) -> dict:
     """One v2 stage file (stage_N.pt / stage_N_v21.pt) as the state dict of network `stage`."""
     if stage not in STAGES:
         raise ValueError(f"unknown ordinal-shading stage {stage!r}; one of {', '.join(STAGE_ORDER)}")
-    return _checked(load_torch_file(path), stage, path)
+    return _checked(load_torch_file(path, f"ordinal-shading stage {stage} weights (a PyTorch file)"), stage, path)
 
 
 def ordinal_shading_stages(folder: str | Path, files: list[str] | tuple[str, ...]) -> dict[str, dict]:

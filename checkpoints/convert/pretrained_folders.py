@@ -13,7 +13,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .common import StateDictError, complete_load
+from ..formats import FORMATS, check_fits
+from .common import StateDictError, complete_load, reading
+
+
+def _json_object(path: Path) -> dict:
+    with reading(path, "a JSON config"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise StateDictError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
 
 
 def _model_class(library: str, class_name: str, where: Path):
@@ -28,24 +37,22 @@ def _model_class(library: str, class_name: str, where: Path):
 
 def check_transformers_folder(folder: Path) -> None:
     """The model class in config.json's `architectures` loads from `folder` with every tensor."""
+    check_fits(folder, ["transformers"])
     config_file = folder / "config.json"
-    if not config_file.is_file():
-        raise StateDictError(f"{folder}: no config.json, so not a transformers model folder")
-    architectures = json.loads(config_file.read_text(encoding="utf-8")).get("architectures") or []
+    architectures = _json_object(config_file).get("architectures") or []
     if not architectures:
         raise StateDictError(f"{config_file}: names no model class (`architectures`); re-save the model with "
                              "save_pretrained")
     cls = _model_class("transformers", architectures[0], folder)
-    complete_load(cls.from_pretrained(folder, local_files_only=True, output_loading_info=True), str(folder))
+    with reading(folder, FORMATS["transformers"].description):
+        complete_load(cls.from_pretrained(folder, local_files_only=True, output_loading_info=True), str(folder))
 
 
 def check_diffusers_folder(folder: Path) -> None:
     """Each weighted component of model_index.json (UNet, VAE, text encoder, ...) loads from its
     subfolder with every tensor; schedulers and tokenizers carry no weights and are skipped."""
-    index_file = folder / "model_index.json"
-    if not index_file.is_file():
-        raise StateDictError(f"{folder}: no model_index.json, so not a diffusers pipeline folder")
-    index = json.loads(index_file.read_text(encoding="utf-8"))
+    check_fits(folder, ["diffusers"])
+    index = _json_object(folder / "model_index.json")
     for part, spec in index.items():
         if part.startswith("_") or not isinstance(spec, list) or len(spec) != 2 or spec[0] is None:
             continue
@@ -56,5 +63,6 @@ def check_diffusers_folder(folder: Path) -> None:
         if not (folder / part).is_dir():
             raise StateDictError(f"{folder}: model_index.json names {part}/ ({class_name}), which is not there")
         cls = _model_class(library, class_name, folder / part)
-        complete_load(cls.from_pretrained(folder, subfolder=part, local_files_only=True, output_loading_info=True),
-                      str(folder / part))
+        with reading(folder / part, f"the {part} of a diffusers pipeline ({class_name})"):
+            complete_load(cls.from_pretrained(folder, subfolder=part, local_files_only=True, output_loading_info=True),
+                          str(folder / part))

@@ -15,31 +15,38 @@ def create_timm_model(name: str, path: str | Path, **kwargs):
     """timm.create_model(name, pretrained=True) with the weights read from `path` only."""
     import timm
 
+    from ..formats import FORMATS, WeightFormatError, check_fits, container, describe
+    from .common import reading
+
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"timm weights for {name}: {path} is not a file")
+    check_fits(path, ["timm"])
     if path.suffix != ".npz":
+        if (path.suffix == ".safetensors") != (container(path) == "safetensors"):
+            raise WeightFormatError(f"{path} {describe(path)} but is named {path.suffix or 'without a suffix'}: timm "
+                                    "picks its reader by the name; name a safetensors file .safetensors, a PyTorch "
+                                    "file .pth")
         check_fits_timm(name, path)
     overlay = {"file": str(path)}
     default = timm.models.get_pretrained_cfg(name)
     if default is not None and default.custom_load and path.suffix != ".npz":
         overlay["custom_load"] = False
-    return timm.create_model(name, pretrained=True, pretrained_cfg_overlay=overlay, **kwargs)
+    with reading(path, FORMATS["timm"].description):
+        return timm.create_model(name, pretrained=True, pretrained_cfg_overlay=overlay, **kwargs)
 
 
 def _shapes_in_file(path: Path) -> dict[str, tuple[int, ...]]:
     """{tensor name: shape} of a safetensors or torch state-dict file, read without building a model."""
-    from .common import StateDictError, load_torch_file, strip_common_prefix, tensor_dict
+    from ..formats import FORMATS, container
+    from .common import load_torch_file, reading, strip_common_prefix, tensor_dict
 
-    if path.suffix == ".safetensors":
-        from safetensors import SafetensorError, safe_open
+    expected = FORMATS["timm"].description
+    if container(path) == "safetensors":
+        from safetensors import safe_open
 
-        try:
+        with reading(path, expected):
             with safe_open(str(path), framework="pt") as f:
                 return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
-        except SafetensorError as err:
-            raise StateDictError(f"{path}: not a readable safetensors file ({err})") from None
-    state = tensor_dict(load_torch_file(path), path, "a state dict")
+    state = tensor_dict(load_torch_file(path, expected), path, "a state dict")
     return {k: tuple(v.shape) for k, v in strip_common_prefix(state).items()}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..formats import FORMATS
 from .common import StateDictError, load_torch_file, strip_common_prefix, tensor_dict
 
 
@@ -14,7 +15,7 @@ def vgg19_state_dict(path: str | Path) -> dict:
     import torch
     from torchvision.models import vgg19
 
-    state = strip_common_prefix(tensor_dict(load_torch_file(path), path, "a VGG-19 state dict"))
+    state = strip_common_prefix(tensor_dict(load_torch_file(path, FORMATS["torchvision-vgg19"].description), path, "a VGG-19 state dict"))
     with torch.device("meta"):
         expected = {k: tuple(v.shape) for k, v in vgg19(weights=None).state_dict().items()}
     missing = sorted(set(expected) - set(state))
