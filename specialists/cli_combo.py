@@ -47,9 +47,11 @@ def handle(args: argparse.Namespace) -> int:
     from adapters.combo.evaluation import markdown_table, evaluate_by_level
     from adapters.combo.solver import PrototypeRetrieval
     from adapters.solver import SolverOptions
+    from specialists.precision import check_device
 
     if args.n_per_level < 1 or args.k_support < 1:
         raise ValueError("--combo-n and --k-support must be at least 1")
+    check_device(args.device)  # a GPU that is not here stops before any backbone is built
     table = FactorTable.load(args.factors)
     manifest = args.manifest
     if manifest and Path(manifest).is_dir():  # a ComBo folder, as `run --combo-root` takes it

@@ -285,3 +285,11 @@ def test_weight_free_specialists_on_a_gpu_run_on_the_cpu_and_say_so(tmp_path, mo
             "specialists") in capsys.readouterr().err
     assert device_note("cuda", assign(["Relative_Depth"], ["depth_anything"])) is None
     assert device_note("cpu", assign(["Relative_Depth"], ["lower_is_closer"])) is None
+
+
+def test_combo_eval_with_a_gpu_that_is_not_here_stops_before_any_backbone(capsys, no_gpu):
+    from specialists.cli import main
+
+    assert main(["combo", "eval", "--device", "cuda", "--combo-n", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --device cuda: no CUDA device is visible here") and "\n" not in err
