@@ -14,9 +14,10 @@ does, by the scale factor ((h/14 + 0.1)/37, (w/14 + 0.1)/37), which samples the 
 differently from transformers' resize to (h/14, w/14) ("transformers") on non-square inputs.
 Weights: a transformers folder, or an official release file (depth_anything_vitl14.pth,
 depth_anything_v2_vitl.pth), converted on load by checkpoints.convert.depth_anything.
-Both resize rules use ImageNet normalisation and run as the engine's `Preprocess`, so the batched engine runs the model: images whose
-processed sizes agree share a batch (aspect-ratio buckets), and with a feature cache attached
-(`use_cache`) the model-resolution prediction of an image already seen is read, not recomputed.
+Both resize rules use ImageNet normalisation and run as the engine's `Preprocess`, so the
+batched engine runs the model: images whose processed sizes agree share a batch (aspect-ratio
+buckets), and with a feature cache attached (`use_cache`) the model-resolution prediction of an
+image already seen is read, not recomputed.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ HUB_IDS = {
 
 RESIZE_RULES = ("lower_bound", "transformers")
 POSITION_RULES = ("official", "transformers")
-VERSIONS = ("v1", "v2")
 # how the model-resolution prediction goes back to the image's size, per resize rule
 UPSAMPLING = {"lower_bound": "bilinear", "transformers": "bicubic"}
 
