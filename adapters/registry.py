@@ -98,7 +98,9 @@ ESSENTIAL_FALLBACK = Setting("fallback", "flow", ("flow", "none"),
                              "when no essential matrix fits, answer by the mean horizontal displacement")
 DEPTH_ANYTHING_SETTINGS = (
     Setting("resize", "lower_bound", ("lower_bound", "transformers"),
-            "official v1 run.py: aspect kept, both sides at least 518, multiples of 14, bicubic"),
+            "official v1 run.py (and v2): float pixels, cv2 bicubic, both sides at least 518, multiples of 14"),
+    Setting("positions", "official", ("official", "transformers"),
+            "official DINOv2: position grid resized by scale factor (side/14 + 0.1)/37, not to the token grid"),
 )
 ORDINAL_SHADING_SETTINGS = (
     Setting("resolution", "search", ("search", "long_side"),

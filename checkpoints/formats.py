@@ -48,6 +48,8 @@ FORMATS: dict[str, Format] = {
     "timm": Format("file", "timm weights (a safetensors file, or a PyTorch state-dict file)", ("safetensors", "torch")),
     "torchvision-state-dict": Format("file", "a PyTorch state-dict file (.pth)", _TORCH),
     "timm-state-dict": Format("file", "a PyTorch state-dict file (.pth)", _TORCH),
+    "depth-anything-pth": Format("file", "an official Depth Anything state dict (a PyTorch file named as released: "
+                                         "depth_anything_vitl14.pth or depth_anything_v2_vitl.pth)", _TORCH),
     "loftr-lightning": Format("file", "a LoFTR Lightning checkpoint (a PyTorch file such as loftr_outdoor.ckpt)", _TORCH),
     "peft-lora": Format("folder", "a peft LoRA adapter folder (adapter_config.json, adapter_model.safetensors)",
                         markers=("adapter_config.json",)),

@@ -49,13 +49,15 @@ class DepthAnythingDepth(ModelSolver):
         from specialists.depth_anything import DepthAnything
 
         o = self.options
-        return DepthAnything.tiny(o.seed, o.device, o.precision, resize=self.settings["resize"])
+        return DepthAnything.tiny(o.seed, o.device, o.precision, resize=self.settings["resize"],
+                                 positions=self.settings["positions"])
 
     def build_real(self, path):
         from specialists.depth_anything import DepthAnything
 
         o = self.options
-        return DepthAnything.from_pretrained(path, o.device, o.precision, o.batch_size, self.settings["resize"])
+        return DepthAnything.from_pretrained(path, o.device, o.precision, o.batch_size, self.settings["resize"],
+                                             self.settings["positions"])
 
     def model_input(self, question: MCQuestion):
         return scene_image(question, 0) if self.inpaint else question.images[0]

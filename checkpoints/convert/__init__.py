@@ -59,6 +59,11 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
             check_fits_timm(name, path)
     elif fmt in ("torchvision-state-dict", "timm-state-dict"):
         _plain_state_dict(path)
+    elif fmt == "depth-anything-pth":
+        from .depth_anything import official_state_dict, release_version
+
+        release_version(path)
+        official_state_dict(path)
     elif fmt == "loftr-lightning":
         loftr_state_dict(path)
     elif fmt == "peft-lora":
