@@ -191,6 +191,9 @@ def decode_image(data: bytes, *, idx: str, column: str) -> Image.Image:
             # which codec the dataset stored (JPEG or PNG): a detector trained on files of one
             # kind (DIRE) must treat each image as its source was stored
             rgb.format = img.format
+            # a JPEG's own bytes: a model fed grey straight from the file (LoFTR) reads its luma
+            # plane, which the trip through RGB moves by a few levels on some pixels
+            rgb.encoded = data if img.format == "JPEG" else None
             return rgb
     except ImageDecodeError:
         raise

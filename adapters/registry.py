@@ -96,6 +96,15 @@ REFLECTANCE_MEASURE = Setting("measure", "mean_rgb", ("mean_rgb", "luminance"),
 # the displacement rule still has the matches' direction to go on.
 ESSENTIAL_FALLBACK = Setting("fallback", "flow", ("flow", "none"),
                              "when no essential matrix fits, answer by the mean horizontal displacement")
+# LoFTR's input as the official single-pair demo builds it (BLINK's authors published no
+# specialist script; the demo is the released way to run the outdoor weights on one pair).
+LOFTR_SETTINGS = (
+    Setting("size", "full", ("full", "840"),
+            "official demo: full size, sides cut to multiples of 8 by cv2 bilinear (840: long side 840 as its "
+            "MegaDepth test)"),
+    Setting("grey", "cv2", ("cv2", "pil"),
+            "official demo: cv2.imread IMREAD_GRAYSCALE (a JPEG's luma plane, libpng's weights for a PNG)"),
+)
 DEPTH_ANYTHING_SETTINGS = (
     Setting("resize", "lower_bound", ("lower_bound", "transformers"),
             "official v1 run.py (and v2): float pixels, cv2 bicubic, both sides at least 518, multiples of 14"),
@@ -180,10 +189,11 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("loftr", ("Multi-view_Reasoning",), "neural",
                             "LoFTR matches, essential matrix, sign of the camera's sideways motion",
                             _lazy(".rules.loftr_multiview", "LoFTREssential"), default_checkpoint="loftr-outdoor",
-                            settings=(ESSENTIAL_FALLBACK,)))
+                            settings=(ESSENTIAL_FALLBACK, *LOFTR_SETTINGS)))
     register(SpecialistSpec("loftr_flow", ("Multi-view_Reasoning",), "neural",
                             "LoFTR matches, sign of the mean horizontal displacement",
-                            _lazy(".rules.loftr_multiview", "LoFTRFlow"), default_checkpoint="loftr-outdoor"))
+                            _lazy(".rules.loftr_multiview", "LoFTRFlow"), default_checkpoint="loftr-outdoor",
+                            settings=LOFTR_SETTINGS))
     register(SpecialistSpec("dire", ("Forensic_Detection",), "neural",
                             "DIRE: ADM DDIM inversion + reconstruction, ResNet-50 on the error image; polarity-aware",
                             _lazy(".rules.forensic", "DireForensics"), default_checkpoint="adm-256-uncond",

@@ -18,11 +18,15 @@ class LoFTREssential(ModelSolver):
     default_checkpoint = "loftr-outdoor"
 
     def build_tiny(self):
-        return LoFTRMatcher.tiny(self.options.seed, self.options.device)
+        return LoFTRMatcher.tiny(self.options.seed, self.options.device, **self._input_settings())
 
     def build_real(self, path):
         o = self.options
-        return LoFTRMatcher.from_checkpoint(path, _variant(o.checkpoint or self.default_checkpoint), o.device, o.precision)
+        return LoFTRMatcher.from_checkpoint(path, _variant(o.checkpoint or self.default_checkpoint), o.device, o.precision,
+                                            **self._input_settings())
+
+    def _input_settings(self) -> dict:
+        return {"size": self.settings["size"], "grey": self.settings["grey"]}
 
     def model_input(self, question: MCQuestion):
         return _frames(question)

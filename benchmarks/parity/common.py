@@ -58,6 +58,22 @@ def official_code(checkout: Path, *top_level: str) -> Iterator[None]:
         forget()
 
 
+@contextlib.contextmanager
+def module_alias(patches: Patches, name: str, module: Any, why: str) -> Iterator[None]:
+    """`import name` gives `module` while the block runs (an official checkout written against an
+    older layout of a library it imports); recorded in `patches` like an attribute patch."""
+    old = sys.modules.get(name)
+    sys.modules[name] = module
+    patches.applied.append(f"{name} -> {module.__name__}: {why}")
+    try:
+        yield
+    finally:
+        if old is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = old
+
+
 def checkout_commit(checkout: Path) -> str | None:
     """The commit of a git checkout (None for a plain folder): the snapshot a parity line is of."""
     try:
