@@ -116,6 +116,9 @@ ORDINAL_SHADING_SETTINGS = (
             "official v1 pipeline: full size from the edge-density search (min(max(R0, long side), 1500))"),
     Setting("albedo", "network", ("network", "image"),
             "official: albedo = linear image / shading at network size, then resized with anti-aliasing"),
+    Setting("fit", "all", ("all", "random_half"),
+            "pixels fitting the base-to-full albedo scale: all (deterministic); the official code draws a random "
+            "half from numpy's global generator on every call"),
     REFLECTANCE_MEASURE,
 )
 OWLV2_SETTINGS = (

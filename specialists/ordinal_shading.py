@@ -257,11 +257,53 @@ class MidasNetSmall(_Midas):
 # --- the v1 pipeline ------------------------------------------------------------------------------
 
 
-def _resize(x: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
-    """(B, C, h, w) -> (B, C, *size), bilinear with antialiasing when shrinking (as skimage's resize)."""
-    if tuple(x.shape[-2:]) == tuple(size):
+def _mirror(index: torch.Tensor, n: int) -> torch.Tensor:
+    """Indices outside [0, n) reflected about the edge pixels' centres (scipy.ndimage's "mirror",
+    the mode skimage's resize uses for mode="reflect"), periodically for any distance."""
+    if n == 1:
+        return torch.zeros_like(index)
+    period = 2 * (n - 1)
+    index = index.remainder(period)
+    return torch.where(index >= n, period - index, index)
+
+
+def _gaussian_axis(x: torch.Tensor, sigma: float, dim: int) -> torch.Tensor:
+    """scipy.ndimage.gaussian_filter1d (truncate 4, mirror edges) along `dim` (negative), in x's dtype."""
+    radius = int(4.0 * sigma + 0.5)
+    offsets = torch.arange(-radius, radius + 1, dtype=torch.float64)
+    kernel = torch.exp(-0.5 * offsets**2 / sigma**2)
+    kernel = (kernel / kernel.sum()).to(x.device, x.dtype)
+    n = x.shape[dim]
+    taps = _mirror(torch.arange(n, device=x.device)[:, None] + offsets.long().to(x.device)[None, :], n)
+    gathered = x.index_select(dim, taps.flatten()).unflatten(dim, (n, len(kernel)))  # taps on axis `dim`
+    return (gathered * kernel.view([-1] + [1] * (-dim - 1))).sum(dim)
+
+
+def _linear_axis(x: torch.Tensor, n_out: int, dim: int) -> torch.Tensor:
+    """scipy.ndimage.zoom(order=1, grid_mode=True, mode="mirror") along `dim` (negative): pixel centres map
+    as (i + 0.5) * n_in / n_out - 0.5; samples past the edge are mirrored."""
+    n_in = x.shape[dim]
+    if n_in == n_out:
         return x
-    return F.interpolate(x, size=size, mode="bilinear", align_corners=False, antialias=True)
+    position = (torch.arange(n_out, dtype=torch.float64) + 0.5) * (n_in / n_out) - 0.5
+    left = position.floor()
+    weight = (position - left).to(x.device, x.dtype).view([-1] + [1] * (-dim - 1))
+    left = left.long().to(x.device)
+    return x.index_select(dim, _mirror(left, n_in)) * (1 - weight) + x.index_select(dim, _mirror(left + 1, n_in)) * weight
+
+
+def _resize(x: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+    """(B, C, h, w) -> (B, C, *size) exactly as the official code's skimage.transform.resize
+    (order 1, mode "reflect"): a Gaussian blur of sigma (factor - 1) / 2 on each shrinking axis
+    (its anti-aliasing), then bilinear sampling with mirrored edges. torch's antialiased
+    bilinear filters with a triangle instead, which moves albedo by several per cent at edges."""
+    for dim, n_out in ((-2, size[0]), (-1, size[1])):
+        sigma = (x.shape[dim] / n_out - 1) / 2
+        if sigma > 0:
+            x = _gaussian_axis(x, sigma, dim)
+    for dim, n_out in ((-2, size[0]), (-1, size[1])):
+        x = _linear_axis(x, n_out, dim)
+    return x
 
 
 def _brightness(linear: torch.Tensor) -> torch.Tensor:
@@ -270,14 +312,15 @@ def _brightness(linear: torch.Tensor) -> torch.Tensor:
     return (linear * weights).sum(1, keepdim=True)
 
 
-def equalize(linear: torch.Tensor, base: torch.Tensor, full: torch.Tensor) -> torch.Tensor:
+def equalize(linear: torch.Tensor, base: torch.Tensor, full: torch.Tensor, fit: str = "all") -> torch.Tensor:
     """The full-size ordinal estimate rescaled so its implied albedo matches the base estimate's.
 
     linear (B, 3, H, W); base, full (B, 1, H, W) ordinal (inverse) shading at the same size.
     Official method: implied albedo = brightness / (1/o - 1) for each estimate, one least-squares
     scale per image fitted from full to base albedo, the full estimate rebuilt from the scaled
-    albedo. The official fit uses a random half of the pixels; we use all of them (the same
-    estimator in expectation, and deterministic).
+    albedo. fit: "all" pixels (deterministic), or "random_half" as the official code draws them
+    (np.random.randn(h, w) > 0 from numpy's global generator, one draw per image): the same
+    estimator in expectation.
     """
     bright = _brightness(linear)
 
@@ -286,7 +329,15 @@ def equalize(linear: torch.Tensor, base: torch.Tensor, full: torch.Tensor) -> to
         return bright / shading.clamp_min(ALBEDO_EPS)
 
     full_albedo, base_albedo = albedo(full), albedo(base)
-    scale = (full_albedo * base_albedo).sum((1, 2, 3), keepdim=True) / (full_albedo**2).sum((1, 2, 3), keepdim=True).clamp_min(1e-12)
+    if fit not in FITS:
+        raise ValueError(f"fit {fit!r}: choose from {FITS}")
+    weight = torch.ones_like(full_albedo)
+    if fit == "random_half":
+        height, width = full_albedo.shape[-2:]
+        draws = [torch.from_numpy(np.random.randn(height, width) > 0) for _ in range(len(full_albedo))]
+        weight = torch.stack(draws)[:, None].to(full_albedo)
+    scale = (weight * full_albedo * base_albedo).sum((1, 2, 3), keepdim=True) / (
+        (weight * full_albedo**2).sum((1, 2, 3), keepdim=True).clamp_min(1e-12))
     new_shading = bright / (scale * full_albedo).clamp_min(ALBEDO_EPS)
     return 1.0 / (1.0 + new_shading)
 
@@ -298,6 +349,7 @@ def inverse_to_shading(inverse: torch.Tensor) -> torch.Tensor:
 
 RESOLUTIONS = ("search", "long_side")  # how the full-size ordinal estimate's size is chosen
 ALBEDO_MODES = ("network", "image")  # where albedo is divided out (see OrdinalShading)
+FITS = ("all", "random_half")  # which pixels fit the base-to-full albedo scale (see equalize)
 
 
 class OrdinalShading:
@@ -308,6 +360,7 @@ class OrdinalShading:
     resolution: "search" (official): the full size from the edge-density search
     (`resolution_search.optimal_size`), so an image dense in edges (or flat) is enlarged up to
     max_size; "long_side": the image's long side kept (clamped to [base_size, max_size]).
+    fit: the pixels of the base-to-full scale fit (`equalize`): "all", or the official "random_half".
     albedo: "network" (official): albedo = linear image / shading at network size, then albedo
     and inverse shading are each resized to the image (anti-aliased); "image": shading resized
     to the image and albedo = the image's own linear pixels / shading, so albedo x shading
@@ -316,9 +369,11 @@ class OrdinalShading:
 
     def __init__(self, ordinal_net: MidasNet, intrinsic_net: MidasNetSmall, device: str = "cpu",
                  precision: str = "fp32", batch_size: int = 4, base_size: int = BASE_SIZE,
-                 max_size: int = MAX_FULL_SIZE, resolution: str = "search", albedo: str = "network") -> None:
-        if resolution not in RESOLUTIONS or albedo not in ALBEDO_MODES:
-            raise ValueError(f"resolution {resolution!r} / albedo {albedo!r}: choose from {RESOLUTIONS} / {ALBEDO_MODES}")
+                 max_size: int = MAX_FULL_SIZE, resolution: str = "search", albedo: str = "network",
+                 fit: str = "all") -> None:
+        if resolution not in RESOLUTIONS or albedo not in ALBEDO_MODES or fit not in FITS:
+            raise ValueError(f"resolution {resolution!r} / albedo {albedo!r} / fit {fit!r}: choose from "
+                             f"{RESOLUTIONS} / {ALBEDO_MODES} / {FITS}")
         self.device = torch.device(device)
         self.dtype = dtype_of(precision)
         self.ordinal_net = place(ordinal_net, self.device, self.dtype)
@@ -328,6 +383,7 @@ class OrdinalShading:
         self.max_size = max_size
         self.resolution = resolution
         self.albedo = albedo
+        self.fit = fit
 
     @classmethod
     def from_state_dicts(cls, ordinal: dict, intrinsic: dict, **kwargs) -> "OrdinalShading":
@@ -362,12 +418,13 @@ class OrdinalShading:
     @classmethod
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32", batch_size: int = 4,
              base_size: int = 64, max_size: int = 128, resolution: str = "search",
-             albedo: str = "network") -> "OrdinalShading":
+             albedo: str = "network", fit: str = "all") -> "OrdinalShading":
         """Random weights, the same classes at small widths (test-size; answers are meaningless)."""
         torch.manual_seed(seed)
         ordinal_net = MidasNet(features=16, head_width=16, tiny=True)
         intrinsic_net = MidasNetSmall(features=8, tiny=True)
-        return cls(ordinal_net, intrinsic_net, device, precision, batch_size, base_size, max_size, resolution, albedo)
+        return cls(ordinal_net, intrinsic_net, device, precision, batch_size, base_size, max_size, resolution, albedo,
+                   fit)
 
     def full_size(self, srgb: np.ndarray) -> tuple[int, int]:
         """(h, w) of the full-size network input for an sRGB image (H, W, 3) in [0, 1]; multiples of 32."""
@@ -402,9 +459,9 @@ class OrdinalShading:
         linear_base = _resize(linear_full, self.base_size_for(full_size))
         base = self._net(self.ordinal_net, linear_base)
         full = self._net(self.ordinal_net, linear_full)
-        # the base estimate upsampled to full size (plain bilinear, as the official skimage call)
-        base = F.interpolate(base, size=full_size, mode="bilinear", align_corners=False)
-        full = equalize(linear_full, base, full)
+        # the base estimate upsampled to full size (skimage's bilinear, as the official)
+        base = _resize(base, full_size)
+        full = equalize(linear_full, base, full, self.fit)
         inverse = self._net(self.intrinsic_net, torch.cat((linear_full, base, full), dim=1))
         if self.albedo == "network":
             # the official divides at network size (its shading can reach 0 where the network

@@ -10,10 +10,11 @@ shapes are listed from the official MidasNet / MidasNet_small constructors.
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 from PIL import Image
 
-from specialists.ordinal_shading import MidasNetSmall, OrdinalShading, equalize, inverse_to_shading
+from skimage.transform import resize as skimage_resize
+
+from specialists.ordinal_shading import MidasNetSmall, OrdinalShading, _resize, equalize, inverse_to_shading
 
 # --- the official layout, built independently -----------------------------------------------------
 
@@ -167,14 +168,25 @@ def test_network_albedo_is_divided_at_network_size_then_resized():
     full = model.full_size(np.asarray(odd) / 255.0)
     assert full == (64, 96)
     out = model.decompose(_srgb(odd), full)
-    linear_full = F.interpolate(_srgb(odd), size=full, mode="bilinear", align_corners=False, antialias=True).clamp(0, 1) ** 2.2
+    linear_full = _resize(_srgb(odd), full).clamp(0, 1) ** 2.2
     quotient = linear_full / inverse_to_shading(out["inverse_shading"]).clamp_min(1e-5)
-    expected = F.interpolate(quotient, size=(45, 70), mode="bilinear", align_corners=False, antialias=True)
+    expected = _resize(quotient, (45, 70))
     torch.testing.assert_close(out["albedo"], expected)
     # not the image-side quotient: dividing after resizing gives another albedo
     image_side = OrdinalShading(model.ordinal_net, model.intrinsic_net, base_size=64, max_size=128,
                                 resolution="long_side", albedo="image").decompose(_srgb(odd), full)
     assert (image_side["albedo"] - out["albedo"]).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize("size, out", [((45, 70), (64, 96)), ((256, 384), (96, 128)), ((50, 60), (64, 33)),
+                                       ((40, 50), (7, 9)), ((64, 96), (64, 96))])
+def test_resizes_are_the_official_skimage_resize(size, out):
+    """Every resize of the official pipeline is skimage.transform.resize (order 1, Gaussian
+    anti-aliasing on shrinking axes, mirrored edges): enlarging, shrinking, both at once."""
+    image = np.random.default_rng(4).random((*size, 3)).astype(np.float32)
+    expected = skimage_resize(image, out, order=1, anti_aliasing=True)
+    ours = _resize(torch.from_numpy(image).permute(2, 0, 1)[None], out)[0].permute(1, 2, 0).numpy()
+    np.testing.assert_allclose(ours, expected, atol=1e-6)
 
 
 def test_long_side_sizes_are_multiples_of_32():
@@ -232,6 +244,26 @@ def test_equalize_rescales_the_full_estimate_to_the_base_albedo():
     # a full estimate whose implied albedo is 3x the base one (shading / 3) is brought back to base
     full = 1 / (1 + shading / 3)
     torch.testing.assert_close(equalize(linear, base, full), base, atol=1e-5, rtol=1e-5)
+
+
+def test_random_half_fit_draws_the_official_pixels():
+    """fit "random_half": the pixels np.random.randn(h, w) > 0 of numpy's global generator, one
+    least-squares scale from full to base albedo over them (as the official equalisation)."""
+    rng = np.random.default_rng(5)
+    linear = rng.random((1, 3, 12, 16), dtype=np.float32) * 0.8 + 0.1
+    base, full = (rng.random((1, 1, 12, 16), dtype=np.float32) * 0.8 + 0.1 for _ in range(2))
+    bright = 0.3 * linear[:, 0] + 0.59 * linear[:, 1] + 0.11 * linear[:, 2]
+    full_albedo = bright / (1 / full[:, 0] - 1)
+    base_albedo = bright / (1 / base[:, 0] - 1)
+    np.random.seed(7)
+    chosen = np.random.randn(12, 16) > 0
+    scale = np.linalg.lstsq(full_albedo[0][chosen].reshape(-1, 1), base_albedo[0][chosen], rcond=None)[0]
+    expected = 1 / (1 + bright / (scale * full_albedo))
+    np.random.seed(7)
+    ours = equalize(*(torch.from_numpy(a) for a in (linear, base, full)), fit="random_half")
+    np.testing.assert_allclose(ours[:, 0].numpy(), expected, rtol=1e-5)
+    every = equalize(*(torch.from_numpy(a) for a in (linear, base, full)), fit="all")
+    assert (every - ours).abs().max() > 1e-4  # the draw matters: "all" fits another scale
 
 
 # --- through the runner ---------------------------------------------------------------------------

@@ -334,7 +334,7 @@ def test_every_specialist_setting_defaults_to_one_of_its_choices_and_is_listed(c
     from specialists.cli import main
 
     specs = {spec.name: spec for spec in registry.all_specs()}
-    assert {s.name for s in specs["ordinal_shading"].settings} == {"resolution", "albedo", "measure"}
+    assert {s.name for s in specs["ordinal_shading"].settings} == {"resolution", "albedo", "fit", "measure"}
     assert {s.name for s in specs["dire"].settings} == {"codec", "classifier", "unet_precision"}
     assert specs["depth_anything"].default_checkpoint == "depth-anything-v1-large"
     assert registry.default_for("Multi-view_Reasoning").name == "loftr_flow"

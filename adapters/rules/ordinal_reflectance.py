@@ -27,14 +27,15 @@ class OrdinalShadingReflectance(ModelSolver):
 
         o = self.options
         return OrdinalShading.tiny(o.seed, o.device, o.precision, o.batch_size, resolution=self.settings["resolution"],
-                                   albedo=self.settings["albedo"])
+                                   albedo=self.settings["albedo"], fit=self.settings["fit"])
 
     def build_real(self, path):
         from specialists.ordinal_shading import OrdinalShading
 
         o = self.options
         return OrdinalShading.from_checkpoint(path, device=o.device, precision=o.precision, batch_size=o.batch_size,
-                                              resolution=self.settings["resolution"], albedo=self.settings["albedo"])
+                                              resolution=self.settings["resolution"], albedo=self.settings["albedo"],
+                                              fit=self.settings["fit"])
 
     def model_input(self, question: MCQuestion):
         return scene_image(question, 0)
