@@ -9,10 +9,12 @@ JPEG input, PNG otherwise; `codec`); a ResNet-50 with one logit reads the stored
 256, CenterCrop 224, ImageNet normalisation); sigmoid(logit) = P(generated). The codec matters:
 the released classifiers are known to key on JPEG vs PNG.
 
-The reconstruction is diffusers' DDIMScheduler. The inversion is written here: diffusers'
-DDIMInverseScheduler does not take ADM's last step (to alpha_bar = 0, i.e. the latent is the
-predicted noise) nor clip the predicted x0 as guided-diffusion's `ddim_reverse_sample` does, and
-DIRE's numbers come from that exact loop.
+Both DDIM loops are written here, as guided-diffusion's `ddim_reverse_sample` and
+`ddim_sample` (eta 0, clipped x0, epsilon re-derived from it), with its coefficients: computed
+in float64 from the respaced schedule and cast to float32 per step. diffusers' DDIM schedulers
+work in float32 throughout (1 - alpha_bar at t = 0 keeps only about three digits), which moved
+the reconstruction by 1e-3 after two steps; its inverse scheduler also stops short of ADM's last
+inversion step (to alpha_bar = 0: the latent is the predicted noise).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from typing import Sequence
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from PIL import Image
 
 from .precision import dtype_of, place
@@ -58,6 +59,18 @@ def stored_dire(dire: torch.Tensor, codec: str) -> torch.Tensor:
     return torch.from_numpy(rgb).permute(2, 0, 1).to(dire.device)
 
 
+def classifier_input(stored: torch.Tensor) -> torch.Tensor:
+    """A stored DIRE image (3, S, S) in [0, 1], 8-bit levels -> the tensor DIRE's demo.py and test
+    loader feed the ResNet: torchvision Resize(256) on the 8-bit PIL image (bilinear, 8-bit out),
+    CenterCrop(224), ToTensor, ImageNet normalisation. At S = 256 the resize is the identity."""
+    from torchvision import transforms
+
+    levels = (stored * 255.0).round().to(torch.uint8).permute(1, 2, 0).cpu().numpy()
+    pipeline = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(),
+                                   transforms.Normalize(IMAGENET_MEAN, IMAGENET_STD)])
+    return pipeline(Image.fromarray(levels))
+
+
 def codec_for(image: Image.Image, codec: str) -> str:
     """The codec a DIRE image is stored with: `codec`, or for "as-source" the input's own kind
     (the official script saves under the input's file name)."""
@@ -82,17 +95,41 @@ def official_resize_crop(image: Image.Image, size: int) -> Image.Image:
     return image.crop((left, top, left + size, top + size))
 
 
-def adm_scheduler(steps: int = 20):
-    """DDIM over ADM's linear 1000-step schedule, respaced to `steps` (timesteps 950, 900, ..., 0)."""
-    from diffusers import DDIMScheduler
+def adm_alphas_cumprod(train_steps: int = 1000) -> np.ndarray:
+    """ADM's linear schedule as guided-diffusion computes it: alpha_bar per training step, float64."""
+    return np.cumprod(1.0 - np.linspace(0.0001, 0.02, train_steps, dtype=np.float64))
 
-    scheduler = DDIMScheduler(
-        num_train_timesteps=1000, beta_schedule="linear", beta_start=0.0001, beta_end=0.02,
-        clip_sample=True, set_alpha_to_one=True, timestep_spacing="leading", steps_offset=0,
-        prediction_type="epsilon",
-    )
-    scheduler.set_timesteps(steps)
-    return scheduler
+
+class RespacedSchedule:
+    """guided-diffusion's `SpacedDiffusion` for `ddim{steps}`: the kept timesteps (0, 1000/steps,
+    ...) and, per kept step, the float64 coefficients its DDIM steps read (cast to float32 on use)."""
+
+    def __init__(self, steps: int, train_steps: int = 1000) -> None:
+        stride = train_steps // steps
+        if stride * steps != train_steps:
+            raise ValueError(f"DIRE steps {steps}: choose a divisor of {train_steps} (the official 'ddimN' striding)")
+        self.timesteps = list(range(0, train_steps, stride))
+        base = adm_alphas_cumprod(train_steps)
+        kept, last = [], 1.0
+        for t in self.timesteps:  # respacing re-derives betas between kept steps, as SpacedDiffusion does
+            kept.append(1.0 - base[t] / last)
+            last = base[t]
+        alphas = np.cumprod(1.0 - np.array(kept))
+        self.alphas = alphas
+        self.alphas_prev = np.append(1.0, alphas[:-1])
+        self.alphas_next = np.append(alphas[1:], 0.0)
+        self.sqrt_recip = np.sqrt(1.0 / alphas)
+        self.sqrt_recipm1 = np.sqrt(1.0 / alphas - 1.0)
+
+    def x0_and_eps(self, x: torch.Tensor, eps: torch.Tensor, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Clipped x0 from the model's epsilon at kept step i, and the epsilon consistent with it."""
+        recip, recipm1 = _f32(self.sqrt_recip[i], x), _f32(self.sqrt_recipm1[i], x)
+        x0 = (recip * x - recipm1 * eps).clamp(-1, 1)
+        return x0, (recip * x - x0) / recipm1
+
+
+def _f32(value: float, like: torch.Tensor) -> torch.Tensor:
+    return torch.tensor(value, dtype=torch.float64).to(device=like.device, dtype=torch.float32)
 
 
 class DireDetector:
@@ -148,37 +185,30 @@ class DireDetector:
 
     @torch.no_grad()
     def invert(self, x0: torch.Tensor) -> torch.Tensor:
-        """guided-diffusion's DDIM reverse loop (eta 0): x_0 -> x_T over the respaced timesteps."""
-        scheduler = adm_scheduler(self.steps)
-        ascending = scheduler.timesteps.flip(0).tolist()  # 0, 50, ..., 950
-        alphas = scheduler.alphas_cumprod
+        """guided-diffusion's `ddim_reverse_sample_loop` (eta 0): x_0 -> x_T over the kept timesteps."""
+        schedule = RespacedSchedule(self.steps)
         x = x0
-        for i, t in enumerate(ascending):
-            ab_t = alphas[t]
-            ab_next = alphas[ascending[i + 1]] if i + 1 < len(ascending) else torch.tensor(0.0)
-            eps = self._epsilon(x, t)
-            pred_x0 = ((x - (1 - ab_t).sqrt() * eps) / ab_t.sqrt()).clamp(-1, 1)
-            eps = (x - ab_t.sqrt() * pred_x0) / (1 - ab_t).sqrt()  # epsilon consistent with the clipped x0
-            x = ab_next.sqrt() * pred_x0 + (1 - ab_next).sqrt() * eps
+        for i, t in enumerate(schedule.timesteps):
+            pred_x0, eps = schedule.x0_and_eps(x, self._epsilon(x, t), i)
+            ab_next = _f32(schedule.alphas_next[i], x)
+            x = pred_x0 * ab_next.sqrt() + (1 - ab_next).sqrt() * eps
         return x
 
     @torch.no_grad()
     def reconstruct(self, xT: torch.Tensor) -> torch.Tensor:
-        """DDIM sampling (eta 0) from the inverted latent back to x_0, with diffusers' scheduler."""
-        scheduler = adm_scheduler(self.steps)
+        """guided-diffusion's `ddim_sample_loop` (eta 0) from the inverted latent back to x_0."""
+        schedule = RespacedSchedule(self.steps)
         x = xT
-        for t in scheduler.timesteps.tolist():
-            # use_clipped_model_output: epsilon recomputed from the clipped x0, as guided-diffusion does
-            x = scheduler.step(self._epsilon(x, t), t, x, eta=0.0, use_clipped_model_output=True).prev_sample
+        for i in reversed(range(len(schedule.timesteps))):
+            pred_x0, eps = schedule.x0_and_eps(x, self._epsilon(x, schedule.timesteps[i]), i)
+            ab_prev = _f32(schedule.alphas_prev[i], x)
+            x = pred_x0 * ab_prev.sqrt() + (1 - ab_prev).sqrt() * eps
         return x
 
     def _logits(self, stored: torch.Tensor) -> torch.Tensor:
         """Stored DIRE images (B, 3, S, S) in [0, 1] -> the classifier's logits (B,), float32."""
-        resized = F.interpolate(stored, size=(256, 256), mode="bilinear", align_corners=False, antialias=True)
-        crop = resized[:, :, 16:240, 16:240]
-        mean = torch.tensor(IMAGENET_MEAN, device=stored.device).view(1, 3, 1, 1)
-        std = torch.tensor(IMAGENET_STD, device=stored.device).view(1, 3, 1, 1)
-        return self.classifier((crop - mean) / std).float().view(-1)
+        batch = torch.stack([classifier_input(image) for image in stored]).to(stored.device)
+        return self.classifier(batch).float().view(-1)
 
     @torch.no_grad()
     def __call__(self, images: Sequence[Image.Image]) -> list[ForensicScore]:

@@ -5,7 +5,7 @@ import pytest
 import torch
 from PIL import Image
 
-from specialists.dire import DireDetector, adm_scheduler
+from specialists.dire import DireDetector, RespacedSchedule, adm_alphas_cumprod
 
 
 class OracleUNet(torch.nn.Module):
@@ -15,7 +15,7 @@ class OracleUNet(torch.nn.Module):
     def __init__(self, target: torch.Tensor) -> None:
         super().__init__()
         self.target = target
-        self.alphas = adm_scheduler().alphas_cumprod
+        self.alphas = torch.from_numpy(adm_alphas_cumprod())
         self.anchor = torch.nn.Parameter(torch.zeros(1))  # gives the module a dtype and device
 
     def forward(self, x, timesteps):
@@ -33,10 +33,28 @@ def _image(seed, size=(40, 48)):
 
 
 def test_schedule_is_adm_linear_respaced_to_20_steps():
-    s = adm_scheduler(20)
-    assert s.timesteps.tolist() == list(range(950, -1, -50))
-    assert float(s.alphas_cumprod[0]) == pytest.approx(1 - 1e-4)
-    assert float(s.betas[-1]) == pytest.approx(0.02)
+    s = RespacedSchedule(20)
+    assert s.timesteps == list(range(0, 1000, 50))
+    base = adm_alphas_cumprod()
+    assert base[0] == pytest.approx(1 - 1e-4) and 1 - base[-1] / base[-2] == pytest.approx(0.02)
+    np.testing.assert_allclose(s.alphas, base[::50], rtol=1e-12)
+    assert s.alphas_prev[0] == 1.0 and s.alphas_next[-1] == 0.0  # the loops end on x0 and on pure noise
+
+
+def test_coefficients_keep_float64_precision_near_t0():
+    # float32 1 - alpha_bar at t = 0 keeps about three digits; the x0 coefficient must not
+    s = RespacedSchedule(20)
+    x, eps = torch.full((1, 1, 1, 1), 0.5), torch.full((1, 1, 1, 1), 0.3)
+    x0, _ = s.x0_and_eps(x, eps, 0)
+    exact = (0.5 - np.sqrt(1 - s.alphas[0]) * 0.3) / np.sqrt(s.alphas[0])
+    ab32 = torch.tensor(s.alphas[0], dtype=torch.float32)
+    float32_way = float((x - (1 - ab32).sqrt() * eps) / ab32.sqrt())
+    assert abs(float(x0) - exact) < 1e-7 < abs(float32_way - exact)
+
+
+def test_steps_must_divide_the_schedule():
+    with pytest.raises(ValueError, match="divisor of 1000"):
+        RespacedSchedule(30)
 
 
 def test_an_image_the_model_knows_reconstructs_exactly():
@@ -201,3 +219,21 @@ def test_the_solver_loads_the_paired_classifier_and_records_it(monkeypatch):
     on_gpu = DireForensics.__new__(DireForensics)
     on_gpu.options, on_gpu.settings = SolverOptions(device="cuda:0"), settings
     assert on_gpu.unet_precision == "fp16"
+
+
+def test_classifier_reads_the_dire_file_as_the_official_loader_does(tmp_path):
+    """A DIRE image smaller than 256 is upsampled on its 8-bit PIL image (torchvision Resize on
+    PIL: bilinear, 8-bit out), as DIRE's demo.py reads the file cv2 wrote; a float resize differs."""
+    import cv2
+    from torchvision import transforms
+
+    from specialists.dire import classifier_input
+
+    levels = np.random.default_rng(3).integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "dire.png"), cv2.cvtColor(levels, cv2.COLOR_RGB2BGR))
+    official = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor(),
+                                   transforms.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+    with Image.open(tmp_path / "dire.png") as stored:
+        expected = official(stored.convert("RGB"))
+    ours = classifier_input(torch.from_numpy(levels).permute(2, 0, 1).float() / 255.0)
+    assert torch.equal(ours, expected)

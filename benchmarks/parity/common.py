@@ -101,3 +101,19 @@ def dense_errors(ours: torch.Tensor | np.ndarray, official: torch.Tensor | np.nd
 def worst(per_image: list[dict[str, float]]) -> dict[str, float]:
     """The family's figure: the worst image's, per measure."""
     return {key: max(errors[key] for errors in per_image) for key in per_image[0]} if per_image else {}
+
+
+@contextlib.contextmanager
+def stub_module(patches: Patches, name: str, module: Any, why: str) -> Iterator[None]:
+    """Put `module` in sys.modules as `name` while the block runs (for an import the official
+    code makes of a package this machine lacks, such as mpi4py); `why` goes in the line."""
+    old = sys.modules.get(name)
+    sys.modules[name] = module
+    patches.applied.append(f"import {name}: {why}")
+    try:
+        yield
+    finally:
+        if old is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = old
