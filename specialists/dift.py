@@ -6,7 +6,7 @@ the reference code runs); DDIM forward noise at timestep t; one UNet pass with t
 embedding, stopped right after up-block `up_ft_index` (later blocks never run); the N feature
 maps averaged.
 
-The batched engine runs it (square bicubic resize as the official PIL `img.resize`, batching,
+The batched engine runs it (the official square PIL `img.resize`, bicubic, batching,
 autocast), one engine spec per (preset, prompt, seed). The official code draws fresh noise per
 call; here each image's noise comes from its own generator seeded with (seed, a hash of the
 image's model input), so different images get independent draws (at t=261 identical draws would
@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 import torch
+import torchvision.transforms.functional as TF
 from PIL import Image
 
 from .engine import Engine, ImageRequest, ModelSpec, Preprocess
@@ -263,9 +264,25 @@ def image_seed(seed: int, image: torch.Tensor) -> int:
 
 
 def engine_preprocess(size: int) -> Preprocess:
-    """The published PIL square resize (default filter BICUBIC) to [-1, 1] (`DiftFeaturizer.preprocess`)
-    on uint8 tensors: torchvision's antialiased bicubic, within a few grey levels of PIL's."""
-    return Preprocess(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), interpolation="bicubic")
+    """The published square resize to [-1, 1] on the engine's uint8 tensors (`PilSquareResize`)."""
+    return PilSquareResize(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), interpolation="bicubic")
+
+
+@dataclass(frozen=True)
+class PilSquareResize(Preprocess):
+    """DIFT's own input: PIL `img.resize((size, size))` (filter BICUBIC) on the 8-bit image, then
+    (pixels / 255 - 0.5) * 2. PIL's bicubic differs from torchvision's antialiased one by a grey
+    level on many pixels, which moves the features well past float noise; so the resize runs in
+    PIL, on the CPU, image by image."""
+
+    def __call__(self, images: torch.Tensor) -> torch.Tensor:
+        resized = [
+            torch.from_numpy(np.asarray(Image.fromarray(img.permute(1, 2, 0).cpu().numpy()).resize(
+                (self.size, self.size), Image.BICUBIC)).copy()).permute(2, 0, 1)
+            for img in images
+        ]
+        x = torch.stack(resized).to(images.device).float().div_(255.0)
+        return TF.normalize(x, list(self.mean), list(self.std), inplace=True)
 
 
 def _byte_level_clip_tokenizer():

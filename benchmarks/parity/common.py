@@ -33,6 +33,21 @@ class Patches:
         finally:
             setattr(owner, name, old)
 
+    @contextlib.contextmanager
+    def module(self, name: str, module: Any, why: str) -> Iterator[None]:
+        """Make `import name` give `module` while the block runs (official code importing from a
+        path its library has since moved); `why` goes in the line."""
+        old = sys.modules.get(name)
+        sys.modules[name] = module
+        self.applied.append(f"sys.modules[{name!r}]: {why}")
+        try:
+            yield
+        finally:
+            if old is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = old
+
 
 @contextlib.contextmanager
 def official_code(checkout: Path, *top_level: str) -> Iterator[None]:
