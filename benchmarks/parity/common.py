@@ -35,11 +35,12 @@ class Patches:
 
     @contextlib.contextmanager
     def module(self, name: str, module: Any, why: str) -> Iterator[None]:
-        """Make `import name` give `module` while the block runs (official code importing from a
-        path its library has since moved); `why` goes in the line."""
+        """Make `import name` give `module` while the block runs: official code importing from a
+        path its library has since moved, or a package this machine lacks (mpi4py) stood in for;
+        `why` goes in the line."""
         old = sys.modules.get(name)
         sys.modules[name] = module
-        self.applied.append(f"sys.modules[{name!r}]: {why}")
+        self.applied.append(f"import {name}: {why}")
         try:
             yield
         finally:
@@ -73,22 +74,6 @@ def official_code(checkout: Path, *top_level: str) -> Iterator[None]:
         forget()
 
 
-@contextlib.contextmanager
-def module_alias(patches: Patches, name: str, module: Any, why: str) -> Iterator[None]:
-    """`import name` gives `module` while the block runs (an official checkout written against an
-    older layout of a library it imports); recorded in `patches` like an attribute patch."""
-    old = sys.modules.get(name)
-    sys.modules[name] = module
-    patches.applied.append(f"{name} -> {module.__name__}: {why}")
-    try:
-        yield
-    finally:
-        if old is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = old
-
-
 def checkout_commit(checkout: Path) -> str | None:
     """The commit of a git checkout (None for a plain folder): the snapshot a parity line is of."""
     try:
@@ -116,19 +101,3 @@ def dense_errors(ours: torch.Tensor | np.ndarray, official: torch.Tensor | np.nd
 def worst(per_image: list[dict[str, float]]) -> dict[str, float]:
     """The family's figure: the worst image's, per measure."""
     return {key: max(errors[key] for errors in per_image) for key in per_image[0]} if per_image else {}
-
-
-@contextlib.contextmanager
-def stub_module(patches: Patches, name: str, module: Any, why: str) -> Iterator[None]:
-    """Put `module` in sys.modules as `name` while the block runs (for an import the official
-    code makes of a package this machine lacks, such as mpi4py); `why` goes in the line."""
-    old = sys.modules.get(name)
-    sys.modules[name] = module
-    patches.applied.append(f"import {name}: {why}")
-    try:
-        yield
-    finally:
-        if old is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = old

@@ -30,7 +30,7 @@ import torch
 import torch.distributed as dist
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, stub_module, worst
+from .common import Patches, dense_errors, official_code, worst
 
 SEED = 0
 # compute_dire.sh's MODEL_FLAGS, but use_fp16 False: fp16 is its CUDA setting; both sides run fp32 here
@@ -95,8 +95,8 @@ def _single_process(patches: Patches, workdir: Path):
     mpi = types.ModuleType("mpi4py")
     mpi.MPI = types.SimpleNamespace(COMM_WORLD=_OneRank())
     with contextlib.ExitStack() as stack:
-        stack.enter_context(stub_module(patches, "mpi4py", mpi, "not installed; one process: rank 0 of 1"))
-        stack.enter_context(stub_module(patches, "blobfile", _blobfile_on_disk(), "not installed; local files"))
+        stack.enter_context(patches.module("mpi4py", mpi, "not installed; one process: rank 0 of 1"))
+        stack.enter_context(patches.module("blobfile", _blobfile_on_disk(), "not installed; local files"))
         from guided_diffusion import dist_util
 
         def setup_dist(devices=""):

@@ -29,7 +29,7 @@ import cv2
 import torch
 from PIL import Image
 
-from .common import Patches, dense_errors, module_alias, official_code, worst
+from .common import Patches, dense_errors, official_code, worst
 
 SEED = 0
 THRESHOLDS = (0.2, 0.0)  # the released one; 0 keeps every mutual nearest neighbour
@@ -96,7 +96,7 @@ def _official_model(official: Path, patches: Patches):
     import kornia.utils
 
     why = "the checkout imports kornia.utils.grid, which kornia 0.7+ folded into kornia.utils (same create_meshgrid)"
-    with official_code(official, "src"), module_alias(patches, "kornia.utils.grid", kornia.utils, why):
+    with official_code(official, "src"), patches.module("kornia.utils.grid", kornia.utils, why):
         from src.loftr import LoFTR, default_cfg
 
         config = copy.deepcopy(default_cfg)
