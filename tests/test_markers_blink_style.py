@@ -5,6 +5,7 @@ scaled markers), with the general parser behind it."""
 import argparse
 import json
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -14,8 +15,9 @@ from adapters.markers import find_markers
 from adapters.markers.draw.blink import RED, WHITE, BlinkStyle, blink_jpeg, draw_blink_points, label_origin
 from adapters.markers.draw.hershey import FONT_SCALES, LABELS, THICKNESSES, glyph
 from adapters.markers.blink_style.points import read_blink_points
+from adapters.markers.blink_style.ring_evidence import ring_evidence, ring_pixels
 from adapters.markers.find import parse_blink_first
-from adapters.markers.draw.render import MarkerStyle, draw_points
+from adapters.markers.draw.render import MarkerStyle, draw_points, draw_points_layout
 from adapters.questions import MCQuestion, QuestionSource
 from adapters.synthetic.textures import procedural_texture
 
@@ -163,6 +165,90 @@ def test_another_drawing_style_is_left_to_the_general_parser():
     parsed = parse_blink_first(drawn, ["A", "B"], RED)
     assert {m.source for m in parsed.markers.values()} != {"blink_style"}
     assert all(near(parsed.markers[label], xy, 2.0) for label, xy in points.items())
+
+
+def _label_left_of_its_ring_over_red_blobs(seed):
+    """Another drawing: white-on-black label boxes left of their red rings, over a colourful
+    texture strewn with red blobs, one of them exactly where BLINK would draw the ring under
+    each label box (its centre 18 px under the text's baseline)."""
+    rng = np.random.default_rng(seed)
+    image = photo_like(seed).copy()
+    for _ in range(12):
+        centre = (int(rng.integers(20, 480)), int(rng.integers(20, 355)))
+        cv2.circle(image, centre, int(rng.integers(4, 10)), (230, 20, 20), -1)
+    points = {"A": (226.4, 231.1), "B": (304.0, 306.5)}
+    style = MarkerStyle(colour=RED, radius=6.4, ring_width=2, font="dejavusans", label_height=11.3, side="left",
+                        polarity="box")
+    drawn, layout = draw_points_layout(image, points, style)
+    for drawn_label in layout:
+        x0, _, x1, y1 = drawn_label.rect  # the box's last row is y1 - 1, the text's baseline 2 px above it
+        cv2.circle(drawn, ((x0 + x1 - 1) // 2, y1 - 3 + 18), 6, (230, 20, 20), -1)
+    return blink_jpeg(drawn, 85), points
+
+
+@pytest.mark.parametrize("seed", [0, 11])
+def test_a_label_box_with_a_red_blob_at_blinks_offset_is_not_taken_for_blinks_marker(seed):
+    """The label box fits BLINK's closely enough, but no ring is drawn where BLINK's would be
+    (a filled blob is no ring): the BLINK pass places nothing there, and the general parser
+    places both labels at their own rings."""
+    drawn, points = _label_left_of_its_ring_over_red_blobs(seed)
+    read = read_blink_points(drawn, ["A", "B"])
+    assert all(near(marker, points[label], 2.0) for label, marker in read.markers.items())
+    parsed = parse_blink_first(drawn, ["A", "B"], RED)
+    assert all(near(parsed.markers[label], xy, 2.0) for label, xy in points.items())
+
+
+def test_only_a_whole_ring_is_evidence_of_blinks_ring():
+    """A ring of BLINK's radius and thickness counts, on a lighter red too; a filled blob, a half
+    ring and a ring over a red as strong as its own do not."""
+    style = BlinkStyle()
+    base = np.full((60, 60, 3), 120, np.uint8)
+
+    def whole(image, centre=(30, 30)) -> bool:
+        image = blink_jpeg(image, 75)
+        return ring_evidence(ring_pixels(image, RED), centre, style).whole
+
+    ring = cv2.circle(base.copy(), (30, 30), 5, RED, 2)
+    assert whole(ring)
+    assert not whole(cv2.circle(base.copy(), (30, 30), 6, RED, -1))  # a blob: red inside too
+    assert not whole(cv2.ellipse(base.copy(), (30, 30), (5, 5), 0, 0, 180, RED, 2))  # half a ring
+    light_red = cv2.rectangle(base.copy(), (15, 15), (45, 45), (240, 80, 80), -1)
+    assert whole(cv2.circle(light_red, (30, 30), 5, RED, 2))  # a ring shows on a lighter red
+    as_red = cv2.rectangle(base.copy(), (15, 15), (45, 45), (255, 20, 20), -1)
+    assert not whole(cv2.circle(as_red, (30, 30), 5, RED, 2))  # on a red as strong it does not
+    cut = cv2.circle(base.copy(), (30, 3), 5, RED, 2)  # cut by the top edge: judged on what shows
+    assert whole(cut, (30, 3))
+
+
+def _top_cut_case(extra=None, blob=False):
+    """BLINK's drawing on a 1000 px image (scale 2): A's ring 36 px from the top, which leaves
+    two rows of its label box; B, C, D whole. `extra`: a further ring of BLINK's size (no label);
+    `blob`: A's ring filled (no ring under its cut label)."""
+    style = BlinkStyle.scaled(2.0)
+    points = {"A": (420, 36), "B": (150, 400), "C": (600, 520), "D": (830, 300)}
+    drawn = draw_blink_points(photo_like(12, 750, 1000), points, style)[0]
+    if extra is not None:
+        cv2.circle(drawn, extra, style.radius, RED, style.ring_thickness)
+    if blob:
+        cv2.circle(drawn, points["A"], style.radius + style.ring_thickness // 2, RED, -1)
+    return blink_jpeg(drawn, 80), points
+
+
+def test_the_one_ring_left_whose_label_the_top_edge_cut_is_the_label_left():
+    """Every other label is read; the one whole ring left, its label cut to two rows by the top
+    edge, is A by elimination (and says so); not with a second ring left, nor without a ring."""
+    drawn, points = _top_cut_case()
+    read = read_blink_points(drawn, list(points))
+    assert not read.missing and all(near(read.markers[label], xy) for label, xy in points.items())
+    assert read.markers["A"].source == "blink_style.elimination" and read.markers["A"].confidence == 0.5
+    assert read.markers["A"].to_json()["source"] == "blink_style.elimination"  # results say so too
+    assert {read.markers[label].source for label in "BCD"} == {"blink_style"}
+    two_left, _ = _top_cut_case(extra=(700, 150))
+    read = read_blink_points(two_left, list(points))
+    assert "A" not in read.markers and set(read.markers) == {"B", "C", "D"}
+    no_ring, _ = _top_cut_case(blob=True)
+    read = read_blink_points(no_ring, list(points))
+    assert "A" not in read.markers and set(read.markers) == {"B", "C", "D"}
 
 
 def _question(task, image, choices=("A is closer", "B is closer")):

@@ -38,7 +38,8 @@ class Marker:
     "patch" (read by the patch reader from the pixels around the ring; see
     points.patch_opinion.place_by_patches), "finder" (proposed by the centre finder and read by
     the patch reader; see points.finder_opinion.place_by_finder), "blink_style" (read in BLINK's
-    own drawing; see blink_style/), "sidecar" or "generated".
+    own drawing; see blink_style/), "blink_style.elimination" (a whole ring in BLINK's drawing,
+    its label cut away by the image's edge, the one label left), "sidecar" or "generated".
     """
 
     label: str
@@ -56,7 +57,8 @@ class Marker:
                                "confidence": round(float(self.confidence), 4)}
         if self.box is not None:
             out["box"] = [round(float(v), 2) for v in self.box]
-        if self.source in ("elimination", "patch", "finder"):  # not placed by a word read beside it: worth a look
+        # not placed by a label read beside it: worth a look
+        if self.source in ("elimination", "patch", "finder", "blink_style.elimination"):
             out["source"] = self.source
         return out
 

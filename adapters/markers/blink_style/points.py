@@ -8,14 +8,17 @@ pass looks for exactly that and nothing else:
    over the ring's band and over its hole and a band just outside; a ring is where the band is
    inked more than both (`_ring_scores`). Every radius the image may carry is tried (one scale
    per image: Relative_Depth's is 1; larger images grow ring and text together). At the measured
-   geometry a label box seen whole also implies its ring, for rings that do not stand out.
+   geometry a label box seen whole also implies its ring, for rings that do not stand out. Every
+   centre is kept only where a whole ring is drawn (ring_evidence.py): a label box alone, or a
+   blob where BLINK's ring would be, is not BLINK's marker.
 2. Labels. At each ring, each asked label's box (black, its glyphs white, derived from OpenCV
    4.x: draw/hershey.py) is compared with the pixels where BLINK would have put it, at a few px of
    play and both sides; pixels past the image edge do not count, so a cut box is still read
    from what is left. The fit is the mean squared difference of luma (0 = the drawing itself).
 3. Decisions. A label is placed where its box fits well and clearly better than every other
-   asked label's; two rings read as one label place neither. One asked label left, with one
-   marker left whose box fits but whose label cannot be read (cut by the edge), takes it.
+   asked label's; two rings read as one label place neither. One asked label left takes, by
+   elimination, the one marker left whose box fits but whose label cannot be read (cut by the
+   edge), or else the one whole ring left whose label box the top edge cut almost wholly.
 
 Everything else (markers in other styles, a label this pass cannot tell) is left to the general
 parser (points/parse.py): a marker placed here is right or absent, never a guess.
@@ -34,6 +37,7 @@ import numpy as np
 from ..draw.blink import RED, WHITE, BlinkStyle, label_box
 from ..draw.hershey import FONT_SCALES
 from ..types import Marker
+from .ring_evidence import RingPixels, ring_drawn_near, ring_pixels
 
 # The ring's band must be this much more inked (0-1 map) than its hole and its surroundings; low,
 # since a white ring on a light scene barely stands out and the label box decides.
@@ -92,6 +96,17 @@ BOX_LED = -1.0
 
 
 CUT_RING = -2.0
+
+
+ELIMINATION = "blink_style.elimination"  # the source of a marker placed as the last label left, its own unread
+
+
+ELIMINATION_CONFIDENCE = 0.5  # a marker placed by elimination: no reading of its label backs it
+
+
+# share of what shows of a label box cut by the top edge that is dark: BLINK's black box, its
+# white glyphs' feet taking at most a third of a row
+CUT_BOX_DARK = 0.5
 
 
 @dataclass
@@ -352,11 +367,11 @@ def _centre_of_box(fit: _Fit, template: "_BoxTemplate", style: BlinkStyle, label
     return cx, above
 
 
-def _read_rings(peaks: list[tuple[int, int, float]], luma: _Luma, labels: Sequence[str], style: BlinkStyle,
-                width: int, ring_score: np.ndarray) -> list[tuple[int, int, dict[str, _Fit]]]:
-    """Every ring of `peaks` whose box fits some asked label in `style`: [(cx, cy, {label: fit})].
-    A box is one marker's: where two rings take the same box, the stronger ring keeps it (peaks
-    are strongest first)."""
+def _read_rings(peaks: list[tuple[int, int, float]], luma: _Luma, ring: RingPixels, labels: Sequence[str],
+                style: BlinkStyle, width: int, ring_score: np.ndarray) -> list[tuple[int, int, dict[str, _Fit]]]:
+    """Every ring of `peaks` whose box fits some asked label in `style` and which is drawn whole
+    where the box puts it (ring_evidence): [(cx, cy, {label: fit})]. A box is one marker's: where
+    two rings take the same box, the stronger ring keeps it (peaks are strongest first)."""
     templates = {label: _box_template(style, label) for label in labels}
     found, boxes = [], []
     for cx, cy, score in peaks:
@@ -370,6 +385,8 @@ def _read_rings(peaks: list[tuple[int, int, float]], luma: _Luma, labels: Sequen
             if centre is None or (score == CUT_RING and max(abs(centre[0] - cx), abs(centre[1] - cy)) > 1):
                 continue
             cx, cy = centre
+        if not ring_drawn_near(ring, (cx, cy), style):
+            continue  # a box in BLINK's place with no ring under it: another drawing's label, say
         if any(_overlap(box, other) > 0.5 for other in boxes):
             continue
         boxes.append(box)
@@ -429,12 +446,14 @@ def styles_for_radius(radius: int, colour: Sequence[int]) -> list[BlinkStyle]:
 def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[int] = RED,
                       radii: Sequence[int] | None = None) -> BlinkRead:
     """Find `labels` drawn in BLINK's style on an (H, W, 3) uint8 RGB image: markers placed
-    (source "blink_style") and, for the others, why not. `colour`: the rings' (red; white for
+    (source "blink_style"; "blink_style.elimination" for the last label placed on the last ring
+    left, its label unread) and, for the others, why not. `colour`: the rings' (red; white for
     Relative_Reflectance). `radii`: ring radii to try (default: candidate_radii of the image);
     one scale is chosen per image, the one whose rings' boxes read the most labels."""
     H, W = rgb.shape[:2]
     labels = list(dict.fromkeys(labels))
     ink = ink_map(rgb, colour)
+    ring = ring_pixels(rgb, tuple(colour))
     dark = (rgb.max(axis=2) < 60).astype(np.float32)  # BLINK's black box after JPEG
     bright = (rgb.min(axis=2) > 170).astype(np.float32)  # its white glyphs
     radii = list(radii) if radii is not None else candidate_radii(W, H)
@@ -453,7 +472,7 @@ def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
             peaks = strength[radius][1]
             if _measured(style):  # only there does a box alone tell where its ring is
                 peaks = peaks + _centres_below_boxes(dark, bright, style, labels, peaks)
-            found = _read_rings(peaks, luma, labels, style, W, strength[radius][2])
+            found = _read_rings(peaks, luma, ring, labels, style, W, strength[radius][2])
             read = sum(_reading(fits)[0] is not None for _, _, fits in found)
             # most labels read, then most BLINK boxes found (a label cut by the edge still counts), then the best fit
             key = (read, len(found), -sum(min(f.fit for f in fits.values()) for _, _, fits in found))
@@ -479,21 +498,53 @@ def read_blink_points(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[i
             out.missing[label] = f"{len(at)} rings read as {label}"
         elif at:
             cx, cy, fits, confidence = at[0]
-            out.markers[label] = _marker(label, cx, cy, fits[label], confidence, style)
+            out.markers[label] = _marker(label, cx, cy, fits[label].box, confidence, style)
         else:
             out.missing[label] = "no ring whose box reads as it"
             unseen.append(label)
-    # one label left and one BLINK marker left whose label cannot be read (cut by the edge, say)
-    if len(unseen) == 1 and len(unread) == 1 and len(out.markers) == len(labels) - 1:
-        cx, cy, fits = unread[0]
+    if len(unseen) == 1 and len(out.markers) == len(labels) - 1:
         label = unseen[0]
-        if label in fits and fits[label].fit <= BOX_FIT:
-            out.markers[label] = _marker(label, cx, cy, fits[label], 0.5, style)
+        # one BLINK marker left whose label cannot be read (cut by the edge, say): its box fits
+        if len(unread) == 1 and label in unread[0][2] and unread[0][2][label].fit <= BOX_FIT:
+            cx, cy, fits = unread[0]
+            out.markers[label] = _marker(label, cx, cy, fits[label].box, ELIMINATION_CONFIDENCE, style, ELIMINATION)
             del out.missing[label]
+        elif out.markers:  # or, beside the markers placed, one whole ring left whose label the top edge cut
+            left = _last_ring(strength[style.radius][1], ring, dark, style, label, list(out.markers.values()), W)
+            if left is not None:
+                out.markers[label] = _marker(label, *left, ELIMINATION_CONFIDENCE, style, ELIMINATION)
+                del out.missing[label]
     return out
 
 
-def _marker(label: str, cx: int, cy: int, fit: _Fit, confidence: float, style: BlinkStyle) -> Marker:
+def _last_ring(peaks: list[tuple[int, int, float]], ring: RingPixels, dark: np.ndarray, style: BlinkStyle, label: str,
+               placed: list[Marker], width: int) -> tuple[int, int, tuple[int, int, int, int]] | None:
+    """The ring the last asked `label` must be when every other label is placed: the one whole
+    ring (ring_evidence) of `peaks` no placed marker stands on, whose label box BLINK writes
+    above it starting past the top edge, with what shows of that box dark. (cx, cy, the box's
+    part inside the image), or None: no ring left, several, or one whose label would show."""
+    free = [(cx, cy) for cx, cy, _ in peaks
+            if all(np.hypot(cx - m.xy[0], cy - m.xy[1]) > 2 * style.radius for m in placed)
+            and ring_drawn_near(ring, (cx, cy), style)]
+    if len(free) != 1:
+        return None
+    cx, cy = free[0]
+    g = style.glyph(label)
+    x0 = min(max(cx - g.width // 2, 0), max(width - g.width, 0)) - 1
+    # the box's last row (org.y + 1): BLINK's offset is measured at scale 1, inferred (a px or
+    # two either way) on larger images, where a label may show a row or two more or less
+    bottom = cy - style.offset + 1
+    play = 0 if _measured(style) else 2 * style.text_thickness
+    if bottom - g.height - 2 >= 0 or bottom < -play:
+        return None  # its box would show whole, or lie past the top edge whole: nothing tells it is BLINK's
+    box = (max(x0, 0), 0, min(x0 + g.width + 2, width - 1), max(bottom, 0))
+    shown = dark[box[1]:box[3] + 1, box[0]:box[2] + 1]
+    if shown.size == 0 or float(shown.mean()) < CUT_BOX_DARK:
+        return None
+    return cx, cy, box
+
+
+def _marker(label: str, cx: int, cy: int, box: tuple[int, int, int, int], confidence: float, style: BlinkStyle,
+            source: str = "blink_style") -> Marker:
     return Marker(label, (float(cx), float(cy)), round(confidence, 4), radius=float(style.radius),
-                  ring_width=float(style.ring_thickness), label_box=fit.box, colour=tuple(style.colour),
-                  source="blink_style")
+                  ring_width=float(style.ring_thickness), label_box=box, colour=tuple(style.colour), source=source)
