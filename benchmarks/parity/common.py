@@ -4,6 +4,7 @@ recording each run-time patch it needs, and measuring how far two dense outputs 
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -72,6 +73,21 @@ def official_code(checkout: Path, *top_level: str) -> Iterator[None]:
     finally:
         sys.path.remove(str(checkout))
         forget()
+
+
+@contextlib.contextmanager
+def specialists_home(home: Path) -> Iterator[None]:
+    """Resolve checkpoints from `home` (where the release-format file was imported) while the
+    block runs, so the check never reads or writes the user's own store."""
+    old = os.environ.get("SPECIALISTS_HOME")
+    os.environ["SPECIALISTS_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("SPECIALISTS_HOME", None)
+        else:
+            os.environ["SPECIALISTS_HOME"] = old
 
 
 def checkout_commit(checkout: Path) -> str | None:

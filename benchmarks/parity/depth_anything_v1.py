@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 import numpy as np
 import torch
 
-from .common import Patches, dense_errors, official_code, worst
+from .common import Patches, dense_errors, official_code, specialists_home, worst
 
 REPO = Path(__file__).resolve().parents[2]
 SIZES = {  # encoder: (features, out_channels), as the official model_configs
@@ -105,20 +105,6 @@ def seeded_model(build: Callable[[], torch.nn.Module]) -> torch.nn.Module:
                 tensor.add_(torch.randn(tensor.shape, generator=generator) * WEIGHT_NOISE)
         model.depth_head.scratch.output_conv2[2].bias.add_(1.0)
     return model.eval()
-
-
-@contextlib.contextmanager
-def specialists_home(home: Path) -> Iterator[None]:
-    """Resolve checkpoints from `home` (where the release file was imported) while the block runs."""
-    old = os.environ.get("SPECIALISTS_HOME")
-    os.environ["SPECIALISTS_HOME"] = str(home)
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["SPECIALISTS_HOME"]
-        else:
-            os.environ["SPECIALISTS_HOME"] = old
 
 
 def import_release_file(name: str, file: Path, home: Path) -> None:

@@ -20,16 +20,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
-import os
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import cv2
 import torch
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, worst
+from .common import Patches, dense_errors, official_code, specialists_home, worst
 
 SEED = 0
 THRESHOLDS = (0.2, 0.0)  # the released one; 0 keeps every mutual nearest neighbour
@@ -49,7 +48,7 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     torch.save({"state_dict": official_model.state_dict()}, weights)
     frames = _frames(image_pairs(images), workdir)
     frames = frames[:1] + [(_smaller(a, workdir), _smaller(b, workdir)) for a, b in frames[1:]]
-    with _specialists_home(workdir / "home"):
+    with specialists_home(workdir / "home"):
         from specialists.cli import main as cli
 
         with contextlib.redirect_stdout(io.StringIO()):  # stdout carries the parity line alone
@@ -103,19 +102,6 @@ def _official_model(official: Path, patches: Patches):
         assert config["coarse"]["temp_bug_fix"] is False  # what the outdoor release was trained with
         torch.manual_seed(SEED)
         return LoFTR(config=config).eval()
-
-
-@contextlib.contextmanager
-def _specialists_home(home: Path) -> Iterator[None]:
-    old = os.environ.get("SPECIALISTS_HOME")
-    os.environ["SPECIALISTS_HOME"] = str(home)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("SPECIALISTS_HOME", None)
-        else:
-            os.environ["SPECIALISTS_HOME"] = old
 
 
 def _our_solver():
