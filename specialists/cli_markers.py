@@ -151,8 +151,10 @@ def handle(args: argparse.Namespace) -> int:
     print(f"{'task':<{width}}  placed  total   rate  blink_style  general  s/image")
     for task, ok, total, sources, per_image in rows:
         rate = f"{100 * ok / total:5.1f}%" if total else "   - "
-        general = sum(n for source, n in sources.items() if source != "blink_style")
-        print(f"{task:<{width}}  {ok:>6}  {total:>5}  {rate}  {sources['blink_style']:>11}  {general:>7}  {per_image:7.3f}")
+        # the BLINK-style pass's sources: "blink_style" and its own elimination, "blink_style.elimination"
+        blink = sum(n for source, n in sources.items() if source.startswith("blink_style"))
+        general = sum(sources.values()) - blink
+        print(f"{task:<{width}}  {ok:>6}  {total:>5}  {rate}  {blink:>11}  {general:>7}  {per_image:7.3f}")
     if out:
         out.mkdir(parents=True, exist_ok=True)
         (out / "markers.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines), encoding="utf-8")
