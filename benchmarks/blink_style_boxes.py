@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from adapters.markers.blink_style.boxes import read_blink_boxes
-from adapters.markers.draw.blink import blink_jpeg, draw_blink_boxes
+from adapters.markers.blink.boxes import read_blink_boxes
+from adapters.markers.blink.draw import blink_jpeg, draw_blink_boxes
 from adapters.markers.draw.scenes import background, load_photos
 from benchmarks.record import Recorder
 

@@ -1,7 +1,7 @@
 """BLINK's own marker drawing read back: questions fully placed, markers wrong, seconds per image
 (prints one JSON line).
 
-Renders BLINK-style questions (adapters.markers.draw.blink: OpenCV 4.x's rings, label boxes and
+Renders BLINK-style questions (adapters.markers.blink.draw: OpenCV 4.x's rings, label boxes and
 Hershey glyphs, JPEG as BLINK stores its images) over crops of the photographs in
 ../shared/data/images, per family: depth (500 px, red rings, the geometry measured on BLINK),
 reflectance (500 px, white rings), correspondence (600-1400 px, "REF" or A-D, markers scaled with
@@ -29,10 +29,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.blink_style.points import read_blink_points  # noqa: E402
-from adapters.markers.find import parse_blink_first  # noqa: E402
-from adapters.markers.points.parse import parse_image  # noqa: E402
+from adapters.markers.blink.points import read_blink_points  # noqa: E402
 from adapters.markers.draw.scenes import BLINK_FAMILIES, blink_style_case, load_photos, photos_warning  # noqa: E402
+from adapters.markers.find import parse_blink_first  # noqa: E402
+from adapters.markers.general.points.parse import parse_image  # noqa: E402
 from benchmarks.record import Recorder  # noqa: E402
 
 TOLERANCE = 2.0  # px

@@ -32,13 +32,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.nets.corner_finder import CornerFinder, default_corner_finder  # noqa: E402
-from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES, CornerReader, default_corner_reader  # noqa: E402
 from adapters.markers.draw.fonts import available_fonts  # noqa: E402
-from adapters.markers.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
-from adapters.markers.boxes.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
-from adapters.markers.boxes.read import read_boxes  # noqa: E402
 from adapters.markers.draw.scenes import BOX_LABEL_SETS, benchmark_case, load_photos, photos_warning  # noqa: E402
+from adapters.markers.general.boxes.outline_verifier import OutlineVerifier, default_outline_verifier  # noqa: E402
+from adapters.markers.general.boxes.read import read_boxes  # noqa: E402
+from adapters.markers.general.nets.corner_finder import CornerFinder, default_corner_finder  # noqa: E402
+from adapters.markers.general.nets.corner_reader import CLASSES as READER_CLASSES  # noqa: E402
+from adapters.markers.general.nets.corner_reader import CornerReader, default_corner_reader
+from adapters.markers.general.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
 
 TOLERANCE = 2.0  # px every coordinate of a found box may be off
 

@@ -262,11 +262,12 @@ def _peak_mem_mb(device: torch.device) -> float:
 
 def run_cached_task(device: torch.device, precision: str, quick: bool, batch_size: int) -> dict:
     """Cold then warm `--cache read` run of Relative_Depth through DepthAnythingDepth (see the module doc)."""
-    from adapters.blink import BlinkReader
+    from adapters.core.registry import get
+    from adapters.core.solver import SolverOptions
+    from adapters.datasets.blink.reader import BlinkReader
+    from adapters.datasets.synthetic import write_synthetic
     from adapters.markers.sidecar import apply_markers, load_markers
     from adapters.rules.depth import DepthAnythingDepth
-    from adapters.solver import SolverOptions
-    from adapters.synthetic import write_synthetic
     from specialists.depth_anything import DepthAnything
 
     class VitsDepth(DepthAnythingDepth):
@@ -287,7 +288,7 @@ def run_cached_task(device: torch.device, precision: str, quick: bool, batch_siz
                                 checkpoint="tiny-random", cache="read", cache_dir=f"{tmp}/features")
         seconds, solvers = [], []
         for _ in ("cold", "warm"):
-            solver = VitsDepth(options)  # a fresh process's solver: nothing remembered but the cache folder
+            solver = VitsDepth(options, get("depth_anything"))  # a fresh process's solver: nothing remembered but the cache folder
             _sync(device)
             start = time.perf_counter()
             for begin in range(0, n, batch_size):

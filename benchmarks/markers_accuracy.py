@@ -25,12 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.nets.centre_finder import default_centre_finder  # noqa: E402
 from adapters.markers.draw.fonts import available_fonts  # noqa: E402
-from adapters.markers.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
-from adapters.markers.points.parse import parse_image  # noqa: E402
-from adapters.markers.nets.patch_reader import default_patch_reader  # noqa: E402
 from adapters.markers.draw.scenes import benchmark_case, load_photos, photos_warning
+from adapters.markers.general.nets.centre_finder import default_centre_finder  # noqa: E402
+from adapters.markers.general.nets.glyphs import HELD_OUT_FONTS  # noqa: E402
+from adapters.markers.general.nets.patch_reader import default_patch_reader  # noqa: E402
+from adapters.markers.general.points.parse import parse_image  # noqa: E402
 
 
 def one_case(rng: np.random.Generator, photos, height: int, width: int, fonts: list[str]):

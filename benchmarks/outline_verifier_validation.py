@@ -28,11 +28,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.markers.nets.corner_finder import default_corner_finder  # noqa: E402
-from adapters.markers.boxes.outline_verifier import ACCEPTANCE, default_outline_verifier, features  # noqa: E402
-from adapters.markers.thresholds import BORDER_NEAR, LEARNED_FIT  # noqa: E402
-from adapters.markers.boxes.outlines_at_corner import candidate_corners, far_corners  # noqa: E402
 from adapters.markers.draw.scenes import box_training_scene  # noqa: E402
+from adapters.markers.general.boxes.outline_verifier import ACCEPTANCE, default_outline_verifier, features  # noqa: E402
+from adapters.markers.general.boxes.outlines_at_corner import candidate_corners, far_corners  # noqa: E402
+from adapters.markers.general.nets.corner_finder import default_corner_finder  # noqa: E402
+from adapters.markers.general.thresholds import BORDER_NEAR, LEARNED_FIT  # noqa: E402
 from train.markers_outline_verifier import asked_rectangles, scene_labels  # noqa: E402
 from train.rendered_fit import training_fonts  # noqa: E402
 

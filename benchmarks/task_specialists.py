@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-from adapters.questions import MCQuestion, QuestionSource
+from adapters.core.questions import MCQuestion, QuestionSource
+from adapters.core.registry import get
 from benchmarks.record import Recorder
 
 SOURCE = QuestionSource("benchmark", "val")
@@ -106,8 +107,7 @@ def owlv2_case(n: int, device: str, rng) -> dict:
 
 
 def seam_case(n: int, device: str, rng) -> dict:
-    from adapters.rules.jigsaw import JigsawSeam
-    from adapters.solver import SolverOptions
+    from adapters.core.solver import SolverOptions
 
     questions = []
     for k in range(n):
@@ -116,7 +116,7 @@ def seam_case(n: int, device: str, rng) -> dict:
         picture[225:, 300:] = 0
         questions.append(MCQuestion(f"val_Jigsaw_{k}", "Jigsaw", "lower right corner missing", TWO, None, SOURCE,
                                     _images=[Image.fromarray(picture), Image.fromarray(piece), _photo(rng, 150, 200)]))
-    return {"case": "seam", "model": "weight-free", "s_per_question": round(_time(JigsawSeam(SolverOptions()), questions), 4)}
+    return {"case": "seam", "model": "weight-free", "s_per_question": round(_time(get("seam").build(SolverOptions()), questions), 4)}
 
 
 CASES = {"seam": seam_case, "dinov2": dinov2_case, "vgg_gram": vgg_case, "owlv2": owlv2_case}

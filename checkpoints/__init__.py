@@ -5,7 +5,7 @@
     import_checkpoint(name, file, link=False)                                    register a user's file
 """
 
-from .ref import CheckpointRef
-from .resolve import MissingCheckpointError, ResolvedCheckpoint, resolve
+from checkpoints.ref import CheckpointRef
+from checkpoints.resolve import MissingCheckpointError, ResolvedCheckpoint, resolve
 
 __all__ = ["CheckpointRef", "MissingCheckpointError", "ResolvedCheckpoint", "resolve"]

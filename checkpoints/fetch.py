@@ -19,11 +19,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .hashing import CHUNK, HashCache
-from .lock import HashMismatchError, LockFile
-from .locations import specialists_home
-from .manifest import CheckpointEntry, Manifest, load_manifest
-from .resolve import Location, ResolvedCheckpoint, hash_location, locate, resolve
+from checkpoints.hashing import CHUNK, HashCache
+from checkpoints.locations import specialists_home
+from checkpoints.lock import HashMismatchError, LockFile
+from checkpoints.manifest import CheckpointEntry, Manifest, load_manifest
+from checkpoints.resolve import Location, ResolvedCheckpoint, hash_location, locate, resolve
 
 STAGING = ".staging"
 

@@ -21,7 +21,7 @@ import stat as stat_module
 import tempfile
 from pathlib import Path
 
-from .locations import specialists_home
+from checkpoints.locations import specialists_home
 
 CHUNK = 1 << 20
 CACHE_NAME = "hash-cache.json"

@@ -12,13 +12,13 @@ import os
 import shutil
 from pathlib import Path
 
-from .convert import validate
-from .formats import check_fits, describe
-from .hashing import HashCache, copy_hashing
-from .lock import LockFile
-from .locations import specialists_home
-from .manifest import Manifest, load_manifest
-from .resolve import Location, ResolvedCheckpoint, hash_location, resolve
+from checkpoints.convert import validate
+from checkpoints.formats import check_fits, describe
+from checkpoints.hashing import HashCache, copy_hashing
+from checkpoints.locations import specialists_home
+from checkpoints.lock import LockFile
+from checkpoints.manifest import Manifest, load_manifest
+from checkpoints.resolve import Location, ResolvedCheckpoint, hash_location, resolve
 
 
 class ImportSourceError(ValueError):

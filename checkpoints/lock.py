@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .hashing import write_json_atomic
-from .locations import specialists_home
-from .manifest import CheckpointEntry
+from checkpoints.hashing import write_json_atomic
+from checkpoints.locations import specialists_home
+from checkpoints.manifest import CheckpointEntry
 
 LOCK_NAME = "checkpoints.lock.json"
 

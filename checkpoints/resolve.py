@@ -13,13 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .formats import INTERCHANGEABLE, check_fits
-from .hashing import HashCache
-from .lock import LockFile
-from .locations import hf_hub_cache, specialists_home, torch_hub_checkpoints
-from .manifest import CheckpointEntry, Manifest, is_plain_name, load_manifest
-from .ref import CheckpointRef
-
+from checkpoints.formats import INTERCHANGEABLE, check_fits
+from checkpoints.hashing import HashCache
+from checkpoints.locations import hf_hub_cache, specialists_home, torch_hub_checkpoints
+from checkpoints.lock import LockFile
+from checkpoints.manifest import CheckpointEntry, Manifest, is_plain_name, load_manifest
+from checkpoints.ref import CheckpointRef
 
 # What a model folder's identity is made of; everything else in it (READMEs, images) is left out.
 MODEL_FOLDER_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npz", ".json", ".txt", ".model")

@@ -32,10 +32,10 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from .engine import Engine, ImageRequest, ModelSpec, Preprocess
-from .feature_cache import FeatureCache, weights_fingerprint
-from .precision import DTYPES, dtype_of, place
-from .outputs import DisparityMap
+from specialists.engine import Engine, ImageRequest, ModelSpec, Preprocess
+from specialists.feature_cache import FeatureCache, weights_fingerprint
+from specialists.outputs import DisparityMap
+from specialists.precision import DTYPES, dtype_of, place
 
 SPEC_NAME = "depth_anything"
 LAYER = "predicted_depth"  # the relative-depth head's output at model resolution, before resizing

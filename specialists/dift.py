@@ -27,10 +27,10 @@ import torch
 import torchvision.transforms.functional as TF
 from PIL import Image
 
-from .engine import Engine, ImageRequest, ModelSpec, Preprocess
-from .feature_cache import FeatureCache, weights_fingerprint
-from .precision import DTYPES, dtype_of, place
-from .outputs import FeatureMap
+from specialists.engine import Engine, ImageRequest, ModelSpec, Preprocess
+from specialists.feature_cache import FeatureCache, weights_fingerprint
+from specialists.outputs import FeatureMap
+from specialists.precision import DTYPES, dtype_of, place
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from .engine import Engine, ImageRequest, ModelSpec, Preprocess
-from .feature_cache import FeatureCache, weights_fingerprint
-from .outputs import Embedding
-from .precision import DTYPES, dtype_of, place
+from specialists.engine import Engine, ImageRequest, ModelSpec, Preprocess
+from specialists.feature_cache import FeatureCache, weights_fingerprint
+from specialists.outputs import Embedding
+from specialists.precision import DTYPES, dtype_of, place
 
 SPEC_NAME = "dinov2"
 LAYER = "pooler_output"

@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .precision import dtype_of, place
-from .outputs import ForensicScore
+from specialists.outputs import ForensicScore
+from specialists.precision import dtype_of, place
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

@@ -22,8 +22,8 @@ import torch
 from lightning.pytorch.callbacks import BasePredictionWriter
 from torch.utils.data import DataLoader, Dataset
 
-from .engine import Engine, ImageRequest, ModelSpec, Output
-from .feature_cache import CacheMode, FeatureCache
+from specialists.engine import Engine, ImageRequest, ModelSpec, Output
+from specialists.feature_cache import CacheMode, FeatureCache
 
 
 class _Indices(Dataset):

@@ -33,8 +33,8 @@ import torchvision.io as tvio
 import torchvision.transforms.v2.functional as TF
 from PIL import Image
 
-from .feature_cache import CacheKey, FeatureCache
-from .precision import DTYPES
+from specialists.feature_cache import CacheKey, FeatureCache
+from specialists.precision import DTYPES
 
 ImageInput = bytes | torch.Tensor | Image.Image
 Output = torch.Tensor | dict[str, torch.Tensor]
@@ -444,12 +444,20 @@ def _select(out: Output, j: int) -> Output:
     return out[j]
 
 
-def encode_image(image: Image.Image | np.ndarray, fmt: str = "JPEG", quality: int = 90) -> bytes:
-    """PIL image or (H, W, 3) uint8 array -> encoded bytes (test fixtures, benchmarks)."""
+def encode_image(image: Image.Image | np.ndarray | bytes, fmt: str = "JPEG", quality: int = 90) -> bytes:
+    """PIL image or (H, W, 3) uint8 array -> encoded bytes; bytes pass through as they are.
+
+    A PNG keeps the image's mode (a BLINK-format writer stores what it is given); JPEG has no
+    alpha or palette, so it is written from RGB."""
+    if isinstance(image, bytes):
+        return image
     if isinstance(image, np.ndarray):
         image = Image.fromarray(image)
     buffer = io.BytesIO()
-    image.convert("RGB").save(buffer, format=fmt, **({"quality": quality} if fmt == "JPEG" else {}))
+    if fmt == "JPEG":
+        image.convert("RGB").save(buffer, format=fmt, quality=quality)
+    else:
+        image.save(buffer, format=fmt)
     return buffer.getvalue()
 
 

@@ -15,8 +15,8 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from .open_vocabulary import TextQueryDetector
-from .outputs import Detections
+from specialists.open_vocabulary import TextQueryDetector
+from specialists.outputs import Detections
 
 
 def caption(phrases: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -42,8 +42,15 @@ class GroundingDinoDetector(TextQueryDetector):
         encoder-decoder) at small widths, with a word-piece vocabulary of single letters made here."""
         import tempfile
 
-        from transformers import (BertConfig, BertTokenizerFast, GroundingDinoConfig, GroundingDinoForObjectDetection,
-                                  GroundingDinoImageProcessor, GroundingDinoProcessor, SwinConfig)
+        from transformers import (
+            BertConfig,
+            BertTokenizerFast,
+            GroundingDinoConfig,
+            GroundingDinoForObjectDetection,
+            GroundingDinoImageProcessor,
+            GroundingDinoProcessor,
+            SwinConfig,
+        )
 
         torch.manual_seed(seed)
         backbone = SwinConfig(embed_dim=16, depths=[1, 1, 1, 1], num_heads=[1, 1, 2, 2], window_size=7,

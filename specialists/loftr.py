@@ -13,18 +13,17 @@ does instead (long side 840, rounded, then cut to multiples of 8; without its sq
 from __future__ import annotations
 
 import copy
+import io
 from pathlib import Path
 from typing import Sequence
-
-import io
 
 import cv2
 import numpy as np
 import torch
 from PIL import Image, ImageOps
 
-from .precision import dtype_of
-from .outputs import Matches
+from specialists.outputs import Matches
+from specialists.precision import dtype_of
 
 VARIANTS = ("outdoor", "indoor", "indoor_new")
 SIZES = ("full", "840")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from .precision import DTYPES, dtype_of, place
+from specialists.precision import DTYPES, dtype_of, place
 
 
 class TextQueryDetector:

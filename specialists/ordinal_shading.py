@@ -33,9 +33,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from PIL import Image
 
-from .outputs import IntrinsicLayers
-from .precision import dtype_of, place
-from .resolution_search import MAX_LONG_SIDE, optimal_size, round_up_32
+from specialists.outputs import IntrinsicLayers
+from specialists.precision import dtype_of, place
+from specialists.resolution_search import MAX_LONG_SIDE, optimal_size, round_up_32
 
 BASE_SIZE = 384  # long side of the base-resolution ordinal estimate (official default)
 MAX_FULL_SIZE = MAX_LONG_SIDE  # the official resolution search caps the full-size long side here

@@ -14,8 +14,8 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from .open_vocabulary import TextQueryDetector
-from .outputs import Detections
+from specialists.open_vocabulary import TextQueryDetector
+from specialists.outputs import Detections
 
 QUERY_TEMPLATE = "a photo of a {}"
 
@@ -32,7 +32,7 @@ class Owlv2Detector(TextQueryDetector):
         64 px inputs, with a byte-level CLIP tokenizer made here (nothing downloaded)."""
         from transformers import Owlv2Config, Owlv2ForObjectDetection, Owlv2ImageProcessor, Owlv2Processor
 
-        from .dift import _byte_level_clip_tokenizer
+        from specialists.dift import _byte_level_clip_tokenizer
 
         torch.manual_seed(seed)
         config = Owlv2Config(

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .outputs import IntrinsicLayers
+from specialists.outputs import IntrinsicLayers
 
 LUMA = np.array([0.2126, 0.7152, 0.0722])
 

@@ -16,8 +16,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .outputs import Matches
-
+from specialists.outputs import Matches
 
 MAX_SIDE = 2000  # long side SIFT works at; larger images are shrunk and keypoints mapped back
 

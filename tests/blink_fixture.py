@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from adapters.blink_writer import BlinkRow, write_blink_folder
+from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 
 FIXTURE_TASKS = {
     # task: (n_images, question, choices)

@@ -11,14 +11,14 @@ recorded outputs (marker_recordings)."""
 import cv2
 import numpy as np
 import pytest
-from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
-from adapters.markers.draw.render import MarkerStyle
-from adapters.markers.labels import FAR_CORNER
-from adapters.markers.nets.corner_finder import CORNER_CLASSES
-
 from marker_oracles import OracleFinder
 from marker_recordings import recorded_finder, recorded_reader
 from rule_patch import patch_everywhere
+
+from adapters.markers.draw.render import MarkerStyle
+from adapters.markers.general.boxes.read import read_boxes as shipped_read_boxes
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES
+from adapters.markers.labels import FAR_CORNER
 
 
 def read_boxes(rgb, labels, finder, classifier=None, reader=None, verifier=None):

@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 
 from adapters.markers import MarkerStyle, draw_points
-from adapters.markers.nets.centre_finder import Proposal
+from adapters.markers.general.nets.centre_finder import Proposal
+from adapters.markers.general.nets.patch_reader import CLASSES, NONE
 from adapters.markers.labels import LABELS
-from adapters.markers.nets.patch_reader import CLASSES, NONE
 
 
 def grey(h=200, w=260, value=120):

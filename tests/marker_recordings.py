@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from adapters.markers.nets.centre_finder import MIN_SCORE, Proposal
-from adapters.markers.nets.corner_reader import CLASSES
+from adapters.markers.general.nets.centre_finder import MIN_SCORE, Proposal
+from adapters.markers.general.nets.corner_reader import CLASSES
 
 RECORDINGS = Path(__file__).parent / "data" / "box_network_outputs.json"
 RECORDING = os.environ.get("BOX_NETWORKS") == "record"
@@ -105,7 +105,7 @@ class RecordedFinder:
             if not RECORDING:
                 raise LookupError(f"no recorded corner finder proposals for image {image_key(rgb)}: record them with "
                                   "BOX_NETWORKS=record pytest tests/test_markers_*.py")
-            from adapters.markers.nets.corner_finder import default_corner_finder
+            from adapters.markers.general.nets.corner_finder import default_corner_finder
             finder = default_corner_finder()
             _store().weights("finder", finder.record["sha256"])
             classes = _store().data.setdefault("finder_classes", list(finder.net.classes))
@@ -138,7 +138,7 @@ class RecordedReader:
             raise LookupError(f"no recorded corner reading at {unread[0]} of image {image_key(rgb)}: record with "
                               "BOX_NETWORKS=record pytest tests/test_markers_*.py")
         if unread:  # the whole batch as asked for (a network's output may differ in the last bits by batch)
-            from adapters.markers.nets.corner_reader import default_corner_reader
+            from adapters.markers.general.nets.corner_reader import default_corner_reader
             reader = default_corner_reader()
             _store().weights("reader", reader.record["sha256"])
             for (x, y), row in zip(corners, reader.probabilities(rgb, corners).tolist()):

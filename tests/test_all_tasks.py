@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from adapters.blink_writer import BlinkRow, write_blink_folder
-from adapters.tasks import BLINK_TASKS
+from adapters.core.tasks import BLINK_TASKS
+from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 
 REPO = Path(__file__).resolve().parents[1]
 FOUR = ("the first image", "the second image", "the third image", "the fourth image")

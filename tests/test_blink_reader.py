@@ -4,13 +4,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from adapters.answers import AnswersFileError, load_answers
-from adapters.blink import BlinkFormatError, BlinkReader, resolve_blink_root
-from adapters.blink_writer import BlinkRow, write_blink_folder
-from adapters.questions import BrokenQuestion, ImageDecodeError, MCQuestion
-from adapters.tasks import UnknownTaskError
 from blink_fixture import FIXTURE_TASKS, make_blink_fixture, random_image
+
+from adapters.core.questions import BrokenQuestion, ImageDecodeError, MCQuestion
+from adapters.core.tasks import UnknownTaskError
+from adapters.datasets.blink.answers import AnswersFileError, load_answers
+from adapters.datasets.blink.reader import BlinkFormatError, BlinkReader, resolve_blink_root
+from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 
 
 def test_reads_every_task_question_and_image(tmp_path):
@@ -188,7 +188,7 @@ def test_answers_naming_no_question_read_are_counted(tmp_path, blink_root):
 @pytest.mark.parametrize("idx", ["val_Relative_Depth_1\n", "val_Relative_Depth_\u0661", "val_Relative_Depth_1 ",
                                  "xval_Relative_Depth_1"])
 def test_question_ids_match_whole_and_in_ascii_digits(idx):
-    from adapters.tasks import task_from_idx
+    from adapters.core.tasks import task_from_idx
 
     with pytest.raises(ValueError, match="is not of the form"):
         task_from_idx(idx)
@@ -212,7 +212,7 @@ def test_an_id_with_a_trailing_newline_is_a_broken_question(blink_root):
     ({"A": "left"}, "choices must be a list of option texts, got dict"),
 ])
 def test_malformed_choices_are_refused(choices, message):
-    from adapters.questions import QuestionSource
+    from adapters.core.questions import QuestionSource
 
     with pytest.raises(ValueError, match=message):
         MCQuestion("val_Relative_Depth_1", "Relative_Depth", "p", choices, None, QuestionSource("blink", "val"))

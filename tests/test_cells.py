@@ -2,7 +2,7 @@
 
 import pytest
 
-from adapters.cells import csv_cell, csv_row, markdown_cell
+from adapters.core.cells import csv_cell, csv_row, markdown_cell
 
 
 @pytest.mark.parametrize(
@@ -54,9 +54,9 @@ def unescaped_pipes(line):
 
 
 def test_benchmark_tables_keep_names_and_categories_as_data():
-    from adapters.benchmark_report import metrics_lines
-    from adapters.blink_twice_metrics import blink_twice_metrics
-    from adapters.combo.evaluation import markdown_table
+    from adapters.datasets.blink_twice.metrics import blink_twice_metrics
+    from adapters.datasets.combo.evaluation import markdown_table
+    from adapters.report.benchmark_report import metrics_lines
 
     samples = [{"correct": True, "gold": "A", "n_choices": 2, "meta": {"image": "i1", "category": "cat|x\n| row |"}},
                {"correct": False, "gold": "B", "n_choices": 2, "meta": {"image": "i1", "category": "cat|x\n| row |"}}]

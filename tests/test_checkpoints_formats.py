@@ -143,7 +143,7 @@ def test_a_cut_off_torch_file_is_one_line_too(tmp_path):
 # --- through the command line -------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["text", "hello", "empty", "random"])
 def test_cli_import_of_a_file_that_is_no_weights_is_one_clear_line(tmp_path, capsys, kind):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     junk = _bad(tmp_path, kind, "loftr_outdoor.ckpt")
     assert main(["checkpoints", "import", "loftr-outdoor", str(junk)]) == 2
@@ -154,7 +154,7 @@ def test_cli_import_of_a_file_that_is_no_weights_is_one_clear_line(tmp_path, cap
 
 
 def test_cli_import_of_a_file_where_a_folder_belongs_says_what_the_file_is(tmp_path, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     junk = _bad(tmp_path, "hello")
     assert main(["checkpoints", "import", "depth-anything-v1-small", str(junk)]) == 2
@@ -167,8 +167,8 @@ def test_cli_import_of_a_file_where_a_folder_belongs_says_what_the_file_is(tmp_p
 def test_run_checkpoint_that_is_a_text_file_stops_before_hashing_with_one_line(tmp_path, specialist):
     """`run --checkpoint FILE`: the solver's weights are resolved with the specialist's format, so
     the file is refused before it is hashed (nothing enters the hash cache) or loaded."""
-    from adapters.registry import get
-    from adapters.solver import SolverOptions
+    from adapters.core.registry import get
+    from adapters.core.solver import SolverOptions
 
     junk = _bad(tmp_path, "hello")
     with pytest.raises(WeightFormatError) as err:
@@ -179,7 +179,7 @@ def test_run_checkpoint_that_is_a_text_file_stops_before_hashing_with_one_line(t
 
 
 def test_cli_run_with_a_text_checkpoint_prints_one_line(tmp_path, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     junk = _bad(tmp_path, "text")
     out = tmp_path / "run"

@@ -16,10 +16,10 @@ import pytest
 import torch
 
 import checkpoints.hashing as hashing
+from adapters.cli import checkpoints as cli_checkpoints
 from checkpoints import MissingCheckpointError, resolve
 from checkpoints.lock import HashMismatchError, LockFile
 from checkpoints.manifest import UnknownCheckpointError, load_manifest
-from specialists import cli_checkpoints
 
 
 @pytest.fixture(autouse=True)
@@ -203,8 +203,8 @@ def test_timm_weights_of_another_shape_are_refused_at_load(tmp_path):
 
 
 def test_a_specialists_home_that_is_a_file_or_unwritable_is_named(tmp_path, monkeypatch, capsys):
-    from specialists import cli_checkpoints
-    from specialists.cli import main
+    from adapters.cli import checkpoints as cli_checkpoints
+    from adapters.cli.main import main
 
     a_file = tmp_path / "home-file"
     a_file.write_text("")
@@ -294,7 +294,7 @@ def test_checkpoint_names_never_lead_outside_the_store(tmp_path, argv):
 
 
 def test_a_path_shaped_name_gets_the_near_names(tmp_path, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     assert main(["checkpoints", "path", "../loftr-outdor"]) == 2
     err = capsys.readouterr().err

@@ -7,16 +7,15 @@ import cv2
 import numpy as np
 import pytest
 import torch
-
-from adapters.combo import ComboLiteRenderer, ComboLiteSource, FactorTable
-from adapters.combo.pattern_perception import PARTS, build_pattern_perception, one_part_neighbours
-from adapters.combo.solver import PrototypeRetrieval
-from adapters.evaluate import RunConfig, RunDirError, run
-from adapters.solver import SolverOptions
-from adapters.tasks import CATEGORY_BUILDING_TASKS, COMBO_TASKS, combo_tasks
-from specialists.cli import main
-
 from combo_fixture import write_tiny_table
+
+from adapters.cli.main import main
+from adapters.core.registry import get
+from adapters.core.solver import SolverOptions
+from adapters.core.tasks import CATEGORY_BUILDING_TASKS, COMBO_TASKS, combo_tasks
+from adapters.datasets.combo import ComboLiteRenderer, ComboLiteSource, FactorTable
+from adapters.datasets.combo.pattern_perception import PARTS, build_pattern_perception, one_part_neighbours
+from adapters.run.runner import RunConfig, RunDirError, run
 
 
 def _parts_differing(table, a, b):
@@ -63,7 +62,7 @@ def test_prototype_retrieval_answers_pattern_perception_on_oracle_embeddings():
     """With an embedding that is the object's identity, the same object is always nearest."""
     table = FactorTable.load()
     questions = build_pattern_perception(ComboLiteSource(ComboLiteRenderer(table, 16, seed=0)), table, 8, seed=0)
-    solver = PrototypeRetrieval(SolverOptions(checkpoint="tiny-random"))
+    solver = get("prototype").build(SolverOptions(checkpoint="tiny-random"))
     identity = {id(im): object_id for q in questions for im, object_id in zip(q.images, q.object_ids)}
     solver.embedder = lambda images: torch.nn.functional.one_hot(
         torch.tensor([identity[id(im)] for im in images]), table.n_objects).float()
@@ -144,8 +143,8 @@ def test_manifest_backbone_name_resolves_local_weights(tmp_path, monkeypatch):
     import timm
     from safetensors.torch import save_file
 
-    from adapters.combo.backbone import load_backbone
     from checkpoints.hashing import sha256_file
+    from specialists.timm_backbone import load_backbone
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
@@ -165,7 +164,7 @@ def test_manifest_backbone_name_resolves_local_weights(tmp_path, monkeypatch):
 
 
 def test_random_weight_backbones_are_the_same_network_every_time():
-    from adapters.combo.backbone import load_backbone
+    from specialists.timm_backbone import load_backbone
 
     torch.manual_seed(123)
     first = load_backbone("tiny-random")[0].state_dict()

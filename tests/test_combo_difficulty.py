@@ -1,8 +1,14 @@
 import numpy as np
 import pytest
 
-from adapters.combo.difficulty import (LEVELS, Gaussian, category_distance, level_of, level_thresholds,
-                                       wasserstein2)
+from adapters.datasets.combo.difficulty import (
+    LEVELS,
+    Gaussian,
+    category_distance,
+    level_of,
+    level_thresholds,
+    wasserstein2,
+)
 
 
 def test_w2_matches_the_one_dimensional_closed_form():

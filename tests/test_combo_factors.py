@@ -1,7 +1,7 @@
 import pytest
-
-from adapters.combo.factors import FACTOR_NAMES, FactorTable, FactorTableError, UnknownObjectError
 from combo_fixture import write_tiny_table
+
+from adapters.datasets.combo.factors import FACTOR_NAMES, FactorTable, FactorTableError, UnknownObjectError
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@ import cv2
 import numpy as np
 import pytest
 
-from adapters.combo.factors import FactorTable
-from adapters.combo.manifest import ComboManifestError, read_manifest
+from adapters.datasets.combo.factors import FactorTable
+from adapters.datasets.combo.manifest import ComboManifestError, read_manifest
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from adapters.combo.factors import FactorTable
-from adapters.combo.render import ComboLiteRenderer, View
+from adapters.datasets.combo.factors import FactorTable
+from adapters.datasets.combo.render import ComboLiteRenderer, View
 
 
 @pytest.fixture(scope="module")

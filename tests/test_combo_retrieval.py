@@ -2,10 +2,17 @@ import numpy as np
 import pytest
 import torch
 
-from adapters.combo import (CategoryBuildingConfig, ComboLiteRenderer, ComboLiteSource, FactorTable, LEVELS,
-                            build_category_building, prototype_scores)
-from adapters.combo.solver import PrototypeRetrieval
-from adapters.solver import SolverOptions
+from adapters.core.registry import get
+from adapters.core.solver import SolverOptions
+from adapters.datasets.combo import (
+    LEVELS,
+    CategoryBuildingConfig,
+    ComboLiteRenderer,
+    ComboLiteSource,
+    FactorTable,
+    build_category_building,
+    prototype_scores,
+)
 
 
 def test_prototype_retrieval_on_oracle_embeddings():
@@ -42,7 +49,7 @@ def test_questions_and_solver_end_to_end():
     assert min(easy) >= max(expert)
     q = questions[0]
     assert len(q.images) == 5 and q.gold in ("A", "B") and q.rules[0] != q.rules[1]
-    solver = PrototypeRetrieval(SolverOptions(checkpoint="tiny-random", batch_size=4))
+    solver = get("prototype").build(SolverOptions(checkpoint="tiny-random", batch_size=4))
     decisions = solver.decide_batch(questions)
     assert all(d.pred in ("A", "B") and d.rule == "combo.prototype_retrieval" for d in decisions)
     assert solver.checkpoint.tiny_random

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 import torch
-
-from adapters.combo.backbone import BackboneLoadError, Embedder, load_backbone
-from adapters.combo.render import ComboLiteRenderer
-from adapters.combo.factors import FactorTable
 from combo_fixture import write_tiny_table
+
+from adapters.datasets.combo.factors import FactorTable
+from adapters.datasets.combo.render import ComboLiteRenderer
+from specialists.timm_backbone import BackboneLoadError, Embedder, load_backbone
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_unknown_head_is_named():
 
 
 def test_shipped_configs_are_found_from_any_folder(tmp_path, monkeypatch):
-    from specialists.cli_train import shipped_configs
+    from adapters.cli.train import shipped_configs
 
     monkeypatch.chdir(tmp_path)  # not the repository root
     argv = shipped_configs(["--config", "train/configs/combo_lite_cpu.yaml", "--trainer.max_epochs", "1"])

@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from blink_fixture import make_blink_fixture
 from PIL import Image
 
-from adapters.compare import CompareError, accuracy_table, compare, write_comparison
-from adapters.compare_stats import agreement, mcnemar, mcnemar_exact, union_accuracy
-from adapters.evaluate import RunConfig, run
-from adapters.scoring import bootstrap_ci
-from blink_fixture import make_blink_fixture
-from specialists import cli_compare
+from adapters.cli import compare as cli_compare
+from adapters.core.scoring import bootstrap_ci
+from adapters.report.compare import CompareError, accuracy_table, compare, write_comparison
+from adapters.report.compare_stats import agreement, mcnemar, mcnemar_exact, union_accuracy
+from adapters.run.runner import RunConfig, run
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "blink-val-mllm"
 
@@ -227,8 +227,8 @@ def test_a_listing_of_the_options_is_no_answer_under_lenient_matching(tmp_path):
 
 
 def test_marvel_and_blink_twice_prediction_files_answer_each_question_once(tmp_path):
-    from adapters.compare_other import _read_predictions
-    from adapters.mllm import MLLMFormatError
+    from adapters.report.compare_other import _read_predictions
+    from adapters.report.mllm import MLLMFormatError
 
     (tmp_path / "rows.jsonl").write_text('{"id": "q1", "prediction": "yes"}\n{"id": "q1", "prediction": "no"}\n')
     (tmp_path / "keys.json").write_text('{"q1": "yes", "q1": "yes"}')
@@ -243,11 +243,11 @@ def test_marvel_and_blink_twice_prediction_files_answer_each_question_once(tmp_p
 
 @pytest.mark.parametrize("line", [b"[1, 2]", b"{}", bytes(range(128, 140))])
 def test_a_samples_line_that_is_no_sample_is_named(tmp_path, line):
-    from adapters.compare import read_samples
+    from adapters.report.run_report import read_samples
 
     (tmp_path / "samples.jsonl").write_bytes(b'{"idx": "val_Counting_1"}\n' + line + b"\n")
     with pytest.raises(CompareError, match=r"samples\.jsonl:2 is not"):
-        read_samples(tmp_path / "samples.jsonl")
+        read_samples(tmp_path / "samples.jsonl", CompareError)
 
 
 def table_widths(markdown_text):
@@ -286,7 +286,7 @@ def test_names_and_answers_are_data_in_every_table_and_csv(tmp_path):
 def test_a_failed_question_without_a_usable_answer_counts_wrong_in_the_comparison_as_in_the_run(tmp_path):
     """A broken row whose answer was empty is wrong in `run` (correct false, gold none); the
     comparison must not drop it, and an error whose gold is unknown is never 'right'."""
-    from adapters.compare import AnswerKey, SpecialistRun, score_specialist
+    from adapters.report.compare import AnswerKey, SpecialistRun, score_specialist
 
     samples = {
         "val_Counting_1": {"idx": "val_Counting_1", "task": "Counting", "specialist": "s", "status": "ok",
@@ -303,8 +303,8 @@ def test_a_failed_question_without_a_usable_answer_counts_wrong_in_the_compariso
 
 
 def test_marvel_and_blink_twice_metrics_count_a_failed_question_without_gold_wrong():
-    from adapters.blink_twice_metrics import blink_twice_metrics
-    from adapters.marvel_metrics import marvel_metrics
+    from adapters.datasets.blink_twice.metrics import blink_twice_metrics
+    from adapters.datasets.marvel.metrics import marvel_metrics
 
     twice = [{"correct": True, "gold": "A", "n_choices": 2, "meta": {"image": "i1"}},
              {"correct": False, "gold": None, "n_choices": 2, "meta": {"image": "i2"}},

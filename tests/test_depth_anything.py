@@ -59,11 +59,11 @@ def test_engine_preprocessing_reproduces_the_dpt_processor(model, shape):
 def test_from_pretrained_and_import_refuse_weights_that_do_not_fit_the_config(model, tmp_path, monkeypatch):
     """transformers would initialise the missing tensors at random and only log it; `checkpoints
     import` refuses such a folder before it is installed, with the same message."""
-    from checkpoints.install import import_checkpoint
-
     import json
 
     from safetensors.torch import load_file, save_file
+
+    from checkpoints.install import import_checkpoint
 
     model.model.save_pretrained(tmp_path)
     model.processor.save_pretrained(tmp_path)

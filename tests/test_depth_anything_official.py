@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from adapters.core.registry import get
 from checkpoints.convert.common import StateDictError
 from specialists.depth_anything import DepthAnything, dpt_preprocess
 from specialists.engine import ImageRequest
@@ -160,15 +161,14 @@ def test_an_official_release_file_converts_to_the_same_tensors_and_outputs(tmp_p
 
 
 def test_import_accepts_the_release_file_and_the_solver_loads_it(tmp_path, monkeypatch):
-    from adapters.rules.depth import DepthAnythingDepth
-    from adapters.solver import SolverOptions
+    from adapters.core.solver import SolverOptions
     from checkpoints.install import import_checkpoint
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     reference = _transformers_model()
     torch.save(_official_layout(reference), tmp_path / "depth_anything_vits14.pth")
     import_checkpoint("depth-anything-v1-small-pth", tmp_path / "depth_anything_vits14.pth")
-    solver = DepthAnythingDepth(SolverOptions(checkpoint="depth-anything-v1-small-pth"))
+    solver = get("depth_anything").build(SolverOptions(checkpoint="depth-anything-v1-small-pth"))
     for key, tensor in reference.state_dict().items():
         assert torch.equal(solver.model.model.state_dict()[key], tensor), key
 

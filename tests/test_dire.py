@@ -87,7 +87,8 @@ def test_tiny_detector_batches_and_scores():
     assert together[1].reconstruction_error == pytest.approx(alone.reconstruction_error, rel=1e-4)
 
 
-from adapters.questions import MCQuestion, QuestionError, QuestionSource  # noqa: E402
+from adapters.core.questions import MCQuestion, QuestionError, QuestionSource  # noqa: E402
+from adapters.core.registry import get
 from adapters.rules.choices import image_index  # noqa: E402
 from adapters.rules.forensic import forensic_decision, polarity  # noqa: E402
 
@@ -199,9 +200,9 @@ def test_the_solver_loads_the_paired_classifier_and_records_it(monkeypatch):
     """Weights resolved by name: the ADM given, its paired classifier, the official fp16 UNet on
     CUDA (asked here of a CPU run: the run's precision), the codec setting."""
     import checkpoints
-    from checkpoints.ref import CheckpointRef
+    from adapters.core.solver import SolverOptions
     from adapters.rules.forensic import DireForensics
-    from adapters.solver import SolverOptions
+    from checkpoints.ref import CheckpointRef
 
     class Resolved:
         def __init__(self, name, **_):
@@ -212,7 +213,7 @@ def test_the_solver_loads_the_paired_classifier_and_records_it(monkeypatch):
     monkeypatch.setattr(DireDetector, "from_checkpoints",
                         classmethod(lambda cls, adm, classifier, **kw: built.update(adm=adm, classifier=classifier, **kw)))
     settings = {"codec": "jpeg95", "classifier": "paired", "unet_precision": "auto"}
-    solver = DireForensics(SolverOptions(checkpoint="adm-lsun-bedroom", settings=settings))
+    solver = get("dire").build(SolverOptions(checkpoint="adm-lsun-bedroom", settings=settings))
     assert built["adm"].name == "adm-lsun-bedroom" and built["classifier"] == "/weights/dire-lsun-adm"
     assert built["precision"] == "fp32" and built["codec"] == "jpeg95"
     assert solver.auxiliary_checkpoints["classifier"].name == "dire-lsun-adm"

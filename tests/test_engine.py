@@ -265,7 +265,7 @@ def _run_argv(tmp_path, device, *more):
 def test_run_with_a_gpu_that_is_not_here_stops_before_any_question(tmp_path, monkeypatch, capsys, no_gpu, device):
     """A neural specialist on --device cuda|gpu without a GPU: one line, no run folder, instead of
     a traceback out of torch's CUDA initialisation (cuda) or its device parser (gpu)."""
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     argv = _run_argv(tmp_path, device, "--specialist", "depth_anything", "--checkpoint", "tiny-random")
@@ -276,8 +276,8 @@ def test_run_with_a_gpu_that_is_not_here_stops_before_any_question(tmp_path, mon
 
 
 def test_weight_free_specialists_on_a_gpu_run_on_the_cpu_and_say_so(tmp_path, monkeypatch, capsys, one_gpu):
-    from adapters.registry import assign, device_note
-    from specialists.cli import main
+    from adapters.cli.main import main
+    from adapters.core.registry import assign, device_note
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     assert main(_run_argv(tmp_path, "cuda", "--specialist", "lower_is_closer")) == 0
@@ -288,7 +288,7 @@ def test_weight_free_specialists_on_a_gpu_run_on_the_cpu_and_say_so(tmp_path, mo
 
 
 def test_combo_eval_with_a_gpu_that_is_not_here_stops_before_any_backbone(capsys, no_gpu):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     assert main(["combo", "eval", "--device", "cuda", "--combo-n", "1"]) == 2
     err = capsys.readouterr().err.strip()

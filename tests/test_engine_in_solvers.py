@@ -11,14 +11,15 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from adapters.blink import BlinkReader
-from adapters.evaluate import RunConfig, run
+from adapters.core.registry import get
+from adapters.core.solver import SolverOptions
+from adapters.datasets.blink.reader import BlinkReader
+from adapters.datasets.synthetic import write_synthetic
 from adapters.markers.sidecar import apply_markers, load_markers
 from adapters.rules.depth import DepthAnythingDepth, DepthAnythingDepthRaw
 from adapters.rules.dift_correspondence import DiftCorrespondence
 from adapters.rules.model_solver import open_feature_cache
-from adapters.solver import SolverOptions
-from adapters.synthetic import write_synthetic
+from adapters.run.runner import RunConfig, run
 
 TASK_OF = {DepthAnythingDepth: "Relative_Depth", DepthAnythingDepthRaw: "Relative_Depth",
            DiftCorrespondence: "Visual_Correspondence"}
@@ -117,7 +118,7 @@ def test_real_checkpoint_is_keyed_by_its_sha256(questions, tmp_path, monkeypatch
     tiny.processor.save_pretrained(tmp_path / "da")
     import_checkpoint("depth-anything-v1-large", tmp_path / "da")
     options = SolverOptions(cache="read", cache_dir=str(tmp_path / "features"))
-    solver = DepthAnythingDepth(options)
+    solver = get("depth_anything").build(options)
     sha = solver.checkpoint.sha256
     assert len(sha) == 64 and solver.engine.specs["depth_anything"].checkpoint_sha256 == sha
     solver.decide_batch(questions["Relative_Depth"])

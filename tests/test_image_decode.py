@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from adapters.image_decode import UnreadablePixels, to_rgb8
-from adapters.questions import ImageDecodeError, decode_image
+from adapters.core.image_decode import UnreadablePixels, to_rgb8
+from adapters.core.questions import ImageDecodeError, decode_image
 
 RED, BLUE, WHITE, BLACK = (255, 0, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0)
 
@@ -188,8 +188,8 @@ def test_a_markers_file_in_the_displayed_frame_samples_the_points_a_person_sees(
     """Relative_Reflectance with retinex and `--markers FILE`: A sits on the dark half and B on the
     bright half of the picture as displayed; in the stored (sideways) frame the same coordinates
     fall on the opposite halves, so reading the stored frame answers B."""
-    from adapters.blink_writer import BlinkRow, write_blink_folder
-    from adapters.evaluate import RunConfig, run
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
+    from adapters.run.runner import RunConfig, run
 
     displayed = np.full((80, 80, 3), 200, np.uint8)
     displayed[:, :40] = 40  # left half dark

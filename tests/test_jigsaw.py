@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from adapters.questions import MCQuestion, QuestionError, QuestionSource
-from adapters.rules.jigsaw import JigsawSeam, find_hole, hole_from_pieces, missing_corner, seam_cost
-from adapters.solver import SolverOptions
-from adapters.synthetic.generators import JIGSAW_QUESTION, jigsaw
-from adapters.synthetic.textures import TextureSource, procedural_texture
+from adapters.core.questions import MCQuestion, QuestionError, QuestionSource
+from adapters.core.registry import get
+from adapters.core.solver import SolverOptions
+from adapters.datasets.synthetic.generators import JIGSAW_QUESTION, jigsaw
+from adapters.markers.draw.textures import TextureSource, procedural_texture
+from adapters.rules.jigsaw import find_hole, hole_from_pieces, missing_corner, seam_cost
 
 CHOICES = ("the second image", "the third image")
 
@@ -26,7 +27,7 @@ def _scene(seed=0, height=120, width=160):
 
 
 def test_generated_questions_are_answered_and_their_holes_found():
-    rule = JigsawSeam(SolverOptions())
+    rule = get("seam").build(SolverOptions())
     for number in range(30):
         rng = np.random.default_rng([0, 4, number])
         draft = jigsaw(rng, TextureSource(rng))
@@ -62,7 +63,7 @@ def test_the_true_piece_has_the_smoother_seam_even_resized():
     holed[70:, 100:] = 0
     big_truth, big_wrong = (np.asarray(Image.fromarray(p).resize((90, 75), Image.BICUBIC)) for p in (truth, wrong))
     assert seam_cost(holed, big_truth, 100, 70) < seam_cost(holed, big_wrong, 100, 70)
-    decision = JigsawSeam(SolverOptions()).decide(_question([holed, big_wrong, big_truth], "B"))
+    decision = get("seam").build(SolverOptions()).decide(_question([holed, big_wrong, big_truth], "B"))
     assert decision.pred == "B" and decision.details["hole_from"] == "dark corner"
 
 
@@ -78,13 +79,13 @@ def test_a_named_corner_is_mirrored_to_the_lower_right(corner, bottom, right):
     holed[70:, 100:] = 0
     question = _question([holed[flip], truth, wrong], "A", text)
     assert missing_corner(question) == (bottom, right)
-    decision = JigsawSeam(SolverOptions()).decide(question)
+    decision = get("seam").build(SolverOptions()).decide(question)
     assert decision.pred == "A" and decision.details["corner"] == corner.replace("top-", "upper ").replace(
         "bottom", "lower")
 
 
 def test_too_few_images_or_an_option_naming_no_image_is_explained():
-    rule = JigsawSeam(SolverOptions())
+    rule = get("seam").build(SolverOptions())
     with pytest.raises(QuestionError, match="needs the picture and two pieces"):
         rule.decide(_question([_scene()] * 2))
     bad = MCQuestion("val_Jigsaw_2", "Jigsaw", JIGSAW_QUESTION, ("left", "right"), None, QuestionSource("t", "val"),

@@ -85,7 +85,7 @@ def _file(tmp_path, name, rgb, **save):
 
 
 def _decoded(path):
-    from adapters.questions import decode_image
+    from adapters.core.questions import decode_image
 
     return decode_image(path.read_bytes(), idx="q", column="image_1")
 
@@ -108,8 +108,8 @@ def _colourful(seed, shape):
 
 def test_official_release_file_imports_and_loads_the_same_tensors(tmp_path, monkeypatch):
     """The released outdoor_ds.ckpt holds {"state_dict": plain LoFTR keys} (the demo loads it into LoFTR)."""
+    from adapters.cli.main import main
     from checkpoints.resolve import resolve
-    from specialists.cli import main
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     tiny = LoFTRMatcher.tiny(seed=5)
@@ -163,8 +163,8 @@ def test_jpeg_luma_is_turned_upright_by_its_exif_orientation(tmp_path):
 
 
 def test_loftr_solvers_pass_their_input_settings():
-    from adapters.registry import get
-    from adapters.solver import SolverOptions
+    from adapters.core.registry import get
+    from adapters.core.solver import SolverOptions
 
     default = get("loftr_flow").build(SolverOptions(checkpoint="tiny-random"))
     assert (default.model.size, default.model.grey) == ("full", "cv2")

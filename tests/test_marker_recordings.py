@@ -1,13 +1,13 @@
 """The played-back network outputs the box rules' tests use (marker_recordings): exact, and an
 unrecorded image or reader position is an error that says how to record it."""
 
+import marker_recordings
 import numpy as np
 import pytest
-
-import marker_recordings
-from adapters.markers.nets.corner_reader import CLASSES
-from marker_recordings import _exact, _short, image_key, recorded_finder, recorded_reader
 from box_scenes import benchmark_image
+from marker_recordings import _exact, _short, image_key, recorded_finder, recorded_reader
+
+from adapters.markers.general.nets.corner_reader import CLASSES
 
 
 def test_scores_written_short_come_back_as_the_very_same_float32_values():

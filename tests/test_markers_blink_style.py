@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from adapters.blink_writer import BlinkRow, write_blink_folder
+from adapters.core.questions import MCQuestion, QuestionSource
+from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 from adapters.markers import find_markers
-from adapters.markers.draw.blink import RED, WHITE, BlinkStyle, blink_jpeg, draw_blink_points, label_origin
-from adapters.markers.draw.hershey import FONT_SCALES, LABELS, THICKNESSES, glyph
-from adapters.markers.blink_style.points import read_blink_points
-from adapters.markers.blink_style.ring_evidence import ring_evidence, ring_pixels
-from adapters.markers.find import parse_blink_first
+from adapters.markers.blink.draw import RED, WHITE, BlinkStyle, blink_jpeg, draw_blink_points, label_origin
+from adapters.markers.blink.hershey import FONT_SCALES, LABELS, THICKNESSES, glyph
+from adapters.markers.blink.points import read_blink_points
+from adapters.markers.blink.ring_evidence import ring_evidence, ring_pixels
 from adapters.markers.draw.render import MarkerStyle, draw_points, draw_points_layout
-from adapters.questions import MCQuestion, QuestionSource
-from adapters.synthetic.textures import procedural_texture
+from adapters.markers.draw.textures import procedural_texture
+from adapters.markers.find import parse_blink_first
 
 
 def photo_like(seed: int, height: int = 375, width: int = 500) -> np.ndarray:
@@ -271,8 +271,8 @@ def test_find_markers_reads_each_task_in_its_ring_colour():
 # --- synthetic data and the commands ----------------------------------------------------------
 
 def test_synth_draws_blinks_style_by_default_and_its_markers_file_agrees(tmp_path):
-    from adapters.blink import BlinkReader
-    from adapters.synthetic import write_synthetic
+    from adapters.datasets.blink.reader import BlinkReader
+    from adapters.datasets.synthetic import write_synthetic
 
     root = write_synthetic(tmp_path / "syn", ["Relative_Depth", "Visual_Correspondence"], n=3, seed=1)
     assert json.loads((root / "synth.json").read_text())["marker_style"] == "blink"
@@ -292,7 +292,7 @@ def test_synth_draws_blinks_style_by_default_and_its_markers_file_agrees(tmp_pat
 
 
 def test_markers_command_reports_each_pass_and_keeps_overlays_of_failures(tmp_path, capsys):
-    from specialists import cli_markers
+    from adapters.cli import markers as cli_markers
 
     good = blink_jpeg(draw_blink_points(photo_like(9), {"A": (100, 100), "B": (300, 250)})[0], 75)
     half = blink_jpeg(draw_blink_points(photo_like(10), {"A": (100, 100)})[0], 75)  # B never drawn
@@ -311,7 +311,7 @@ def test_markers_command_reports_each_pass_and_keeps_overlays_of_failures(tmp_pa
 
 
 def test_a_run_says_whether_it_reads_the_drawing_or_the_file(tmp_path):
-    from adapters.evaluate import RunConfig, _marker_source
+    from adapters.run.runner import RunConfig, _marker_source
 
     (tmp_path / "markers.jsonl").write_text(json.dumps(
         {"idx": "val_Relative_Depth_1", "markers": {"image_1": {"A": {"xy": [1, 2]}}}}) + "\n")
@@ -328,7 +328,7 @@ def test_a_huge_image_is_read_shrunk_and_its_markers_mapped_back(monkeypatch):
     at most at MAX_PARSE_SIDE px, and gives positions in the image's own pixels. (An oracle stands in for
     the pass: what it sees and what the step makes of its answer are the behaviour tested.)"""
     import adapters.markers.find as find
-    from adapters.markers.blink_style.points import BlinkRead
+    from adapters.markers.blink.points import BlinkRead
     from adapters.markers.types import Marker
 
     seen = []
@@ -351,7 +351,7 @@ def test_a_huge_image_is_read_shrunk_and_its_markers_mapped_back(monkeypatch):
 def test_an_image_claiming_too_many_pixels_is_refused_unread():
     import io
 
-    from adapters.questions import MAX_IMAGE_PIXELS, ImageDecodeError, decode_image
+    from adapters.core.questions import MAX_IMAGE_PIXELS, ImageDecodeError, decode_image
 
     buffer = io.BytesIO()
     Image.new("1", (9_000, 8_000)).save(buffer, format="PNG")  # a few kB claiming 72 MP
@@ -364,7 +364,7 @@ def test_an_image_claiming_too_many_pixels_is_refused_unread():
 
 
 def _boxes_case(seed, boxes, size=(375, 500), quality=80):
-    from adapters.markers.draw.blink import blink_jpeg, draw_blink_boxes
+    from adapters.markers.blink.draw import blink_jpeg, draw_blink_boxes
     from adapters.markers.draw.scenes import background
 
     rng = np.random.default_rng(seed)
@@ -374,7 +374,7 @@ def _boxes_case(seed, boxes, size=(375, 500), quality=80):
 
 
 def test_blink_boxes_are_read_back_to_their_drawn_lines():
-    from adapters.markers.blink_style.boxes import read_blink_boxes
+    from adapters.markers.blink.boxes import read_blink_boxes
 
     boxes = {"A": (60, 50, 260, 200), "B": (200, 120, 430, 330)}
     read = read_blink_boxes(_boxes_case(0, boxes), ["A", "B"])
@@ -385,7 +385,7 @@ def test_blink_boxes_are_read_back_to_their_drawn_lines():
 
 
 def test_a_box_running_past_the_image_edge_keeps_the_edge_as_its_side():
-    from adapters.markers.blink_style.boxes import read_blink_boxes
+    from adapters.markers.blink.boxes import read_blink_boxes
 
     read = read_blink_boxes(_boxes_case(1, {"A": (320, 100, 560, 260), "B": (40, 40, 200, 300)}), ["A", "B"])
     assert read.markers["A"].box[2] == 499 and abs(read.markers["A"].box[0] - 320) <= 1.5
@@ -393,7 +393,7 @@ def test_a_box_running_past_the_image_edge_keeps_the_edge_as_its_side():
 
 def test_b_under_as_line_on_its_top_is_placed_from_its_tab():
     """A's top edge lies exactly over B's: B's top is hidden, its tab's bottom still places it."""
-    from adapters.markers.blink_style.boxes import read_blink_boxes
+    from adapters.markers.blink.boxes import read_blink_boxes
 
     boxes = {"A": (30, 107, 470, 234), "B": (294, 107, 382, 345)}
     read = read_blink_boxes(_boxes_case(2, boxes), ["A", "B"])
@@ -404,7 +404,7 @@ def test_coloured_content_without_a_tab_is_no_box():
     """A filled red block and a red outline without its tab are not box A."""
     import cv2
 
-    from adapters.markers.blink_style.boxes import read_blink_boxes
+    from adapters.markers.blink.boxes import read_blink_boxes
 
     rgb = _boxes_case(3, {"B": (40, 40, 200, 300)})
     rgb = rgb.copy()
@@ -433,7 +433,7 @@ def test_object_localization_questions_read_blink_boxes_first():
 def test_b_under_as_parallel_lines_is_placed_from_what_shows(boxes):
     """Where A's line runs over or beside B's, B is placed from its own sides and the line that
     hides it; never placed more than 2 px off."""
-    from adapters.markers.blink_style.boxes import read_blink_boxes
+    from adapters.markers.blink.boxes import read_blink_boxes
 
     read = read_blink_boxes(_boxes_case(4, boxes), ["A", "B"])
     for label, box in boxes.items():
@@ -443,7 +443,7 @@ def test_b_under_as_parallel_lines_is_placed_from_what_shows(boxes):
 def test_a_smaller_box_closed_by_a_hidden_side_loses_to_the_drawn_one():
     """B's lower part runs under A's sides: the box B's top, left and right would make with A's
     top as a hidden bottom explains less of B's green than B itself, whose bottom shows."""
-    from adapters.markers.blink_style.boxes import read_blink_boxes
+    from adapters.markers.blink.boxes import read_blink_boxes
 
     boxes = {"A": (96, 133, 135, 314), "B": (96, 114, 137, 280)}
     read = read_blink_boxes(_boxes_case(5, boxes), ["A", "B"])

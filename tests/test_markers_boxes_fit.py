@@ -7,20 +7,20 @@ import dataclasses
 
 import numpy as np
 import pytest
-from adapters.markers.boxes.fit import fit_outline
-from adapters.markers.boxes.measure import crosses_at_top_left
-from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
-from adapters.markers.boxes.strokes import side_candidates
-from adapters.markers.boxes.thin_line import Line
-from adapters.markers.colour import to_lab
-from adapters.markers.draw.render import MarkerStyle, draw_boxes
-from adapters.markers.draw.scenes import FAR_CORNER, jpeg
-from adapters.markers.nets.corner_finder import CORNER_CLASSES
-
 from box_scenes import BOXES, benchmark_image, noisy, outlines_only, read_boxes
 from marker_oracles import OracleFinder
 from marker_recordings import recorded_finder, recorded_reader
 from rule_patch import patch_everywhere
+
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.draw.scenes import FAR_CORNER, jpeg
+from adapters.markers.general.boxes.fit import fit_outline
+from adapters.markers.general.boxes.measure import crosses_at_top_left
+from adapters.markers.general.boxes.read import read_boxes as shipped_read_boxes
+from adapters.markers.general.boxes.strokes import side_candidates
+from adapters.markers.general.boxes.thin_line import Line
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES
 
 
 @pytest.mark.parametrize("width", [1, 2, 3, 4])
@@ -41,8 +41,8 @@ def test_a_side_is_ambiguous_only_beside_another_line_of_its_own_colour():
     two benchmark boxes gave: a thin fringe of the stroke blended with a dark scene, and a fringe
     piece overlapping a wide stroke, are no rivals (both once refused the side); a second line of
     the same colour 4 px away is."""
-    from adapters.markers.boxes.outline import Side
-    from adapters.markers.boxes.strokes import _nearest as nearest
+    from adapters.markers.general.boxes.outline import Side
+    from adapters.markers.general.boxes.strokes import _nearest as nearest
     yellow = (87.0, -8.0, 84.0)
     stroke = Side(228.1, 4.1, yellow, 81.0)
     blended = Side(225.5, 1.6, (52.0, -12.0, 33.0), 59.0)
@@ -89,7 +89,7 @@ def test_the_centre_line_from_the_search_profile_is_the_one_measured_afresh(cros
     """side_candidates hands its per-row medians to _centre_line, which then needs none of its
     own: the centre and width are exactly those measured from the pixels (with crossing lines,
     measured again without their columns)."""
-    from adapters.markers.boxes.strokes import _centre_line
+    from adapters.markers.general.boxes.strokes import _centre_line
     lab, ink = stroke_scene(3)
     if crossed:
         lab[38:66, 30:39] = ink
@@ -259,7 +259,7 @@ def test_a_thin_line_blended_with_a_busy_scene_counts_as_drawn():
     of its colour and the scene beside it (not near either), they count as drawn. Colour distance
     alone found 4 of these 12 boxes, the blend with the sides' median colour 6, the blend with the
     line's fitted look over each scene (ThinLineColour) 11; none found may be off."""
-    from adapters.synthetic.textures import procedural_texture
+    from adapters.markers.draw.textures import procedural_texture
     found = 0
     for seed in range(12):
         box = (40.3 + seed, 50.6, 210.2, 170.4 - seed)
@@ -278,8 +278,8 @@ def test_a_thin_lines_look_is_fitted_and_jpeg_halves_its_colour_not_its_lightnes
     most of it is seen (alpha >= 0.7); after JPEG 80 (colour averaged over 2x2 pixels) about half
     its colour is left (a, b alpha <= 0.65) but most of its lightness, and the fitted colour keeps
     the drawn hue. The sides' median colour is a blend over one scene, nearer grey than either."""
-    from adapters.markers.boxes.thin_line import thin_line_colour
-    from adapters.synthetic.textures import procedural_texture
+    from adapters.markers.draw.textures import procedural_texture
+    from adapters.markers.general.boxes.thin_line import thin_line_colour
     drawn_lab = to_lab(np.array([[colour]], np.uint8))[0, 0].astype(float)
     hue = np.arctan2(drawn_lab[2], drawn_lab[1])
     for seed in range(2):
@@ -335,8 +335,8 @@ def test_a_faint_thin_side_is_seen_on_its_stretches_medians():
     """A 1 px line holding 30-70% of the box's colour per pixel (a thin stroke on texture after
     JPEG): too few single pixels pass as ink for the coverage check, but most 8 px stretches'
     per-row medians show it. The same scene with no line shows none."""
-    from adapters.markers.thresholds import MIN_COVERAGE, THIN
-    from adapters.markers.boxes.outline import tolerance
+    from adapters.markers.general.boxes.outline import tolerance
+    from adapters.markers.general.thresholds import MIN_COVERAGE, THIN
     rng = np.random.default_rng(4)
     scene = noisy(21)
     colour = np.array([255, 128, 0], np.float32)
@@ -420,7 +420,7 @@ def test_a_side_on_the_fringe_of_a_band_two_strokes_wide_moves_to_the_bands_edge
     Thin strokes are left as they are: over texture a 1 px line's profile makes such bands of the
     scene, and at seed 14 image 61 the rule lost B's outline (and with it A's, placed by
     elimination)."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(12, 11)
     assert style.ring_width == 3 and abs(boxes["A"][2] - 171.5) < 0.1  # the image described above
     guess = (12.2, 45.2, 171.8, 138.1)  # the corner finder's two corners for A
@@ -442,7 +442,7 @@ def test_a_side_chosen_on_two_touching_strokes_moves_to_their_edge_at_the_finder
     the side, centred between the two strokes, 2.0 and 2.3 px off: both images were answered with
     that box wrong. A chosen window over BAND_EXCESS px wider than the box's stroke is now taken
     as two strokes, and the side as its edge nearest the finder's guess (_band_edge_at_guess)."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(seed, image)
     assert style.ring_width == 4  # the images described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -461,7 +461,7 @@ def test_a_side_at_the_edge_of_or_inside_two_touching_strokes_may_not_lie_on_ano
     band the two make. Both sides are marked (Outline.banded: at the band's edge, _band_edge_for_fringe,
     or inside it, _in_band), and two boxes on one stroke of two touching cannot both be right: the
     box is refused with that reason, and the other placed."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(seed, image)
     assert style.ring_width == ring_width  # the images described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -475,7 +475,7 @@ def test_of_two_strokes_a_sides_profile_cannot_tell_apart_the_side_is_the_one_th
     not be told and the box was refused. The rules pass the rectangle on one of them only (the
     scene edge is not drawn along the side in the box's colour): that one is the side. Two boxes'
     parallel sides 3.5 px apart both pass, and the side stays untold."""
-    from adapters.markers.boxes.strokes import strokes_at
+    from adapters.markers.general.boxes.strokes import strokes_at
     drawn, boxes, style = benchmark_image(10, 0)
     assert style.ring_width == 1  # the image described above
     lab = to_lab(drawn)
@@ -617,7 +617,7 @@ def test_a_side_half_hidden_by_one_labels_box_is_found_on_its_other_half_and_jud
     it away. The stroke is found on the side's lower half, and one label's box may hide up to
     LABEL_BOX_MAX px where MIN_SIDE px are left to see: both boxes are placed within 2 px. Image 7
     at seed 13 (B's top side under both labels' boxes) is placed by the rules too."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     for seed, index in ((73, 98), (13, 7)):
         drawn, boxes, style = benchmark_image(seed, index)
         markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -629,8 +629,8 @@ def test_a_side_half_hidden_by_one_labels_box_is_found_on_its_other_half_and_jud
 def test_one_labels_box_may_hide_most_of_a_short_side_but_not_of_a_long_one():
     """_too_hidden: a side hidden over more than MAX_HIDDEN is too hidden to judge unless that is
     one label's box (LABEL_BOX_MAX px at most) and MIN_SIDE px of it are left to see."""
-    from adapters.markers.boxes.outline import SideMeasures
-    from adapters.markers.boxes.measure import _too_hidden
+    from adapters.markers.general.boxes.measure import _too_hidden
+    from adapters.markers.general.boxes.outline import SideMeasures
 
     def side(length, hidden, own=0.0):
         return SideMeasures(length, 1.0, 1.0, hidden, own, (1.0, 1.0), (1.0, 1.0), True, True, (0.0, 0.0), 0.0,
@@ -647,9 +647,9 @@ def test_a_band_of_the_scene_at_the_border_does_not_take_the_place_of_a_thin_sid
     of the scene there can outscore a thin side drawn a few px inside it. Where a stroke with the
     scene on both sides is alike the box's colour too, the one at the border must be alike it at
     the wide strokes' (tight) spread; a side cut by the border, with nothing else alike, is kept."""
-    from adapters.markers.thresholds import COLOUR_SPREAD, COLOUR_SPREAD_THIN
-    from adapters.markers.boxes.outline import Side
-    from adapters.markers.boxes.strokes import strokes_at
+    from adapters.markers.general.boxes.outline import Side
+    from adapters.markers.general.boxes.strokes import strokes_at
+    from adapters.markers.general.thresholds import COLOUR_SPREAD, COLOUR_SPREAD_THIN
     orange = (62.0, 18.0, 45.0)
     off = (54.0, 20.0, 45.0 - (COLOUR_SPREAD + COLOUR_SPREAD_THIN) / 2)  # alike only at the thin spread
     at_border = Side(0.5, 1.7, off, 42.0, one_sided=True)

@@ -5,12 +5,12 @@ import cv2
 import numpy as np
 import pytest
 
-from adapters.markers.boxes.label_word import corner_words, read_corner
-from adapters.markers.boxes.fit import fit_outline
 from adapters.markers.colour import to_lab
 from adapters.markers.draw.fonts import available_fonts
-from adapters.markers.nets.glyphs import default_classifier
 from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.general.boxes.fit import fit_outline
+from adapters.markers.general.boxes.label_word import corner_words, read_corner
+from adapters.markers.general.nets.glyphs import default_classifier
 
 BOX = (40.3, 60.6, 170.2, 180.4)
 

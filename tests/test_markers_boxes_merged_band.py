@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adapters.markers.boxes.outline import Outline
 from adapters.markers.colour import to_lab
-from adapters.markers.boxes.merged_band import refit_merged
+from adapters.markers.general.boxes.merged_band import refit_merged
+from adapters.markers.general.boxes.outline import Outline
 
 RED = (230, 20, 20)
 TRUTH = (42.5, 52.5, 200.5, 152.5)  # centre lines of the 6 px strokes drawn below
@@ -82,7 +82,7 @@ def test_a_refit_further_than_max_shift_or_without_a_merged_side_is_declined(mon
     image = box_with_a_line_beside("right")
     lab = to_lab(image)
     assert refit_merged(lab, fitted(image, x1=202.6)) is not None
-    monkeypatch.setattr("adapters.markers.boxes.merged_band.MAX_SHIFT", 1.5)  # the refit moves it 2.1 px
+    monkeypatch.setattr("adapters.markers.general.boxes.merged_band.MAX_SHIFT", 1.5)  # the refit moves it 2.1 px
     assert refit_merged(lab, fitted(image, x1=202.6)) is None
     monkeypatch.undo()
     for apart in (False, True):  # the other line gone, or 2 px of scene between: nothing merged
@@ -133,7 +133,7 @@ def test_settled_refits_a_flagged_side_and_moves_an_unflagged_one_only_on_a_clea
     """boxes.geometry.settled_outline, which read_boxes, the naming and elimination place every outline
     through: a flagged outline is refitted (None, left unplaced, when that cannot be told); an
     unflagged one is moved where a second opinion is clear, else placed as fitted."""
-    from adapters.markers.boxes.geometry import settled_outline
+    from adapters.markers.general.boxes.geometry import settled_outline
 
     image = box_with_a_line_beside("right")
     lab = to_lab(image)

@@ -8,24 +8,33 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
-from adapters.markers.boxes.elimination import _apart_from, _word_overrode_networks, by_permutation
-from adapters.markers.boxes.fit import fit_outline
-from adapters.markers.boxes.label_word import something_written
-from adapters.markers.boxes.outline import Outline
-from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
-from adapters.markers.colour import to_lab
-from adapters.markers.draw.render import MarkerStyle, draw_boxes
-from adapters.markers.labels import FAR_CORNER
-from adapters.markers.nets.centre_finder import Proposal
-from adapters.markers.nets.corner_finder import CORNER_CLASSES
-from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES
-from adapters.markers.nets.patch_reader import NONE as READER_NONE
-
-from box_scenes import (BOXES, STYLE, SetVerifier, benchmark_image, corners_of, noisy, outlines_only, read_boxes,
-                        read_with_recorded_networks)
+from box_scenes import (
+    BOXES,
+    STYLE,
+    SetVerifier,
+    benchmark_image,
+    corners_of,
+    noisy,
+    outlines_only,
+    read_boxes,
+    read_with_recorded_networks,
+)
 from marker_oracles import OracleFinder, OracleReader
 from marker_recordings import recorded_finder, recorded_reader
 from rule_patch import patch_everywhere
+
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.general.boxes.elimination import _apart_from, _word_overrode_networks, by_permutation
+from adapters.markers.general.boxes.fit import fit_outline
+from adapters.markers.general.boxes.label_word import something_written
+from adapters.markers.general.boxes.outline import Outline
+from adapters.markers.general.boxes.read import read_boxes as shipped_read_boxes
+from adapters.markers.general.nets.centre_finder import Proposal
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES
+from adapters.markers.general.nets.corner_reader import CLASSES as READER_CLASSES
+from adapters.markers.general.nets.patch_reader import NONE as READER_NONE
+from adapters.markers.labels import FAR_CORNER
 
 
 def test_doubtful_corners_leave_the_label_missing_with_the_reason():
@@ -335,7 +344,7 @@ def test_the_last_labels_box_drawn_too_little_for_the_rules_is_placed_when_the_v
     rectangle from there that the verifier finds likelier than not drawn (last_label_box) is B's box;
     one it finds unlikely, or whose far corner the finder is unsure of, is not, and B stays missing
     with the reason."""
-    from adapters.markers.thresholds import LAST_ACCEPTANCE
+    from adapters.markers.general.thresholds import LAST_ACCEPTANCE
     base = noisy(4)
     image = draw_boxes(base, BOXES, STYLE)
     x0, _, x1, y1 = BOXES["B"]
@@ -361,7 +370,7 @@ def test_the_last_labels_likely_rectangle_is_refused_when_it_is_not_the_only_one
     from B's corner that the rules turn away for its sides stopping short of its far corner, and
     the set verifier finds it as likely as B's own: which is B's box cannot be told, and B stays
     missing."""
-    from adapters.markers.thresholds import LAST_ACCEPTANCE
+    from adapters.markers.general.thresholds import LAST_ACCEPTANCE
     base = noisy(4)
     image = draw_boxes(base, BOXES, STYLE)
     x0, _, x1, y1 = BOXES["B"]
@@ -592,7 +601,7 @@ def test_the_words_at_the_corners_may_take_a_label_off_a_corner_in_a_naming_but_
     read 0.008, and it told B at C's corner: B and C were answered swapped. The networks' own
     readings name B and C right; a label the words move from where they name it is no longer
     told, and both are refused with that reason."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(56, 108)
     assert (style.font, style.label_height < 9.0) == ("hershey-complex", True)  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -608,7 +617,7 @@ def test_a_word_two_corners_may_own_is_not_given_to_one_of_them_on_a_near_tie():
     placed there and C by elimination at D's, the two swapped. A word read at several corners now
     goes to one only when the networks read its label there WORD_OWNER times more: C and D are
     refused, and no box placed is off."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(72, 34)
     assert style.polarity == "box" and boxes["D"][1] < 16  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -622,7 +631,7 @@ def test_a_word_its_own_corner_reads_twice_as_much_as_another_goes_to_that_corne
     px above B's, where the networks read B 0.44, against 0.97 at B's own corner. With the word
     kept at both corners (a margin of DECISIVE, 3, asked for), B and C were refused; at
     WORD_OWNER (2) the word goes to B's corner and all four boxes are placed right."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(77, 12)
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
     assert not missing

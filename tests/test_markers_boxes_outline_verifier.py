@@ -9,19 +9,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from adapters.markers.thresholds import MIN_COVERAGE
-from rule_patch import patch_everywhere
-from adapters.markers.boxes.fit import fit_outline
-from adapters.markers.boxes.measure import measure_outline, rejection
-from adapters.markers.nets.corner_finder import CORNER_CLASSES
-from adapters.markers.colour import to_lab
-from adapters.markers.boxes.outline_verifier import ACCEPTANCE, FEATURES, SIDE_FEATURES, OutlineVerifier, OutlineVerifierNet, default_outline_verifier, features
-from adapters.markers.thresholds import LEARNED_FIT, STROKE_FIT
-from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene
-from train.markers_outline_verifier import main as train_main, strict_threshold
-
-from marker_oracles import OracleFinder
 from box_scenes import BOXES, noisy, outlines_only, read_boxes
+from marker_oracles import OracleFinder
+from rule_patch import patch_everywhere
+
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene
+from adapters.markers.general.boxes.fit import fit_outline
+from adapters.markers.general.boxes.measure import measure_outline, rejection
+from adapters.markers.general.boxes.outline_verifier import (
+    ACCEPTANCE,
+    FEATURES,
+    SIDE_FEATURES,
+    OutlineVerifier,
+    OutlineVerifierNet,
+    default_outline_verifier,
+    features,
+)
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES
+from adapters.markers.general.thresholds import LEARNED_FIT, MIN_COVERAGE, STROKE_FIT
+from train.markers_outline_verifier import main as train_main
+from train.markers_outline_verifier import strict_threshold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # outline_verifier_validation
 
@@ -212,7 +220,8 @@ def test_the_shipped_verifier_accepted_no_false_rectangle_of_its_validation_scen
 def test_the_validation_benchmark_counts_each_rectangle_once_within_and_without_the_guard(capsys):
     """benchmarks/outline_verifier_validation.py on a few validation scenes: the guard keeps a
     subset, a higher acceptance passes no more rectangles, and every tally adds up."""
-    from outline_verifier_validation import guarded_rows, main as validation_main  # benchmarks/
+    from outline_verifier_validation import guarded_rows  # benchmarks/
+    from outline_verifier_validation import main as validation_main
     # a scene where the shipped corner finder's corners ask about 3 rectangles, two within the guard
     rows, drawn, guard = guarded_rows(0, 12051)
     assert len(rows) == len(drawn) == len(guard) == 3 and guard.sum() == 2

@@ -8,24 +8,31 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
-from adapters.markers.boxes import outlines_at_corner as boxes_outlines_at_corner_module
-from adapters.markers.boxes.fit import fit_outline
-from adapters.markers.boxes.outlines_at_corner import (_a_label_box_unseen, _centred_on_ink, _off_its_stroke,
-                                                       _past_a_seen_far_corner, _short_of_a_seen_far_corner,
-                                                       _the_finders_line_on_ink, its_own_box, near_the_finders_corners)
-from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
-from adapters.markers.boxes.traced_far_corner import traced_far_corner
-from adapters.markers.colour import to_lab
-from adapters.markers.draw.render import MarkerStyle, draw_boxes
-from adapters.markers.draw.scenes import FAR_CORNER, jpeg
-from adapters.markers.nets.centre_finder import Proposal
-from adapters.markers.nets.corner_finder import BOX_LABELS, CORNER_CLASSES
-from adapters.markers.thresholds import BOX_DARK, FAR_MIN_SCORE, FAR_SEEN, LEARNED_FIT
-
 from box_scenes import benchmark_image, noisy, outlines_only, read_boxes
 from marker_oracles import OracleFinder
 from marker_recordings import recorded_finder, recorded_reader
 from rule_patch import patch_everywhere
+
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.draw.scenes import FAR_CORNER, jpeg
+from adapters.markers.general.boxes import outlines_at_corner as boxes_outlines_at_corner_module
+from adapters.markers.general.boxes.fit import fit_outline
+from adapters.markers.general.boxes.outlines_at_corner import (
+    _a_label_box_unseen,
+    _centred_on_ink,
+    _off_its_stroke,
+    _past_a_seen_far_corner,
+    _short_of_a_seen_far_corner,
+    _the_finders_line_on_ink,
+    its_own_box,
+    near_the_finders_corners,
+)
+from adapters.markers.general.boxes.read import read_boxes as shipped_read_boxes
+from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
+from adapters.markers.general.nets.centre_finder import Proposal
+from adapters.markers.general.nets.corner_finder import BOX_LABELS, CORNER_CLASSES
+from adapters.markers.general.thresholds import BOX_DARK, FAR_MIN_SCORE, FAR_SEEN, LEARNED_FIT
 
 
 @pytest.mark.parametrize("width, seed", [(2, 1), (3, 0)])
@@ -54,7 +61,7 @@ def test_of_two_outlines_at_a_corner_one_ending_at_another_boxs_far_corner_is_no
     outline runs to D's far corner, another to A's, where A's outline (from A's own corner) ends
     too; the first is D's box. With no outline ending there, or a T at the first's corners as
     well, which is D's box stays unclear (both kept)."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
 
     def outline(x0, y0, x1, y1, tees=0):
         return Outline(x0, y0, x1, y1, 2.0, (60.0, 97.0, -60.0), 30.0, 0.9, 4, tees=tees)
@@ -88,9 +95,9 @@ def test_of_two_outlines_at_a_corner_the_one_the_verifier_finds_drawn_alone_is_t
     ending where another corner's outline ends, no far corner read): the one the outline verifier
     finds drawn at ACCEPTANCE is the box when it finds the other under SEEN_ACCEPTANCE; not when it
     finds both drawn, or neither at ACCEPTANCE, or an outline was not measured as it lies."""
-    from adapters.markers.boxes.outline import Outline
-    from adapters.markers.boxes.outline_verifier import ACCEPTANCE
-    from adapters.markers.thresholds import SEEN_ACCEPTANCE
+    from adapters.markers.general.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline_verifier import ACCEPTANCE
+    from adapters.markers.general.thresholds import SEEN_ACCEPTANCE
 
     def outline(x1, y1, name):  # from one corner, with a T at a far corner (the rules passed both)
         return Outline(111.9, 32.8, x1, y1, 5.5, (60.0, 97.0, -60.0), 30.0, 0.9, 4, tees=1, measures=name)
@@ -133,7 +140,7 @@ def test_a_far_corner_the_finder_does_not_propose_is_traced_along_the_boxs_sides
     From A's top-left corner its top side runs right to x1 and its left side down to y1: the
     traced corner is fitted as a proposed one would be, and A is placed. Without the tracing, A
     starts no outline and stays missing."""
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     boxes = {"A": (25.9, 31.7, 117.1, 77.0), "B": (40.9, 75.6, 264.8, 174.6)}
     image = jpeg(draw_boxes(noisy(19), boxes, MarkerStyle(colour=(255, 40, 0), ring_width=width, label_height=14)), 85)
@@ -153,7 +160,7 @@ def test_a_side_is_traced_to_where_its_ink_first_stops_not_through_another_boxs_
     """A's bottom side lies on C's top side, and D's top side runs 10 px below: A's left side's ink
     goes on into C's top side and stops there; D's line past the gap is not A's bottom side
     (the rectangle to it would pass the rules as a box borrowing other boxes' lines)."""
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     boxes = {"A": (60.4, 40.3, 150.6, 100.2), "C": (30.5, 100.6, 200.4, 150.3), "D": (20.3, 110.5, 220.7, 190.2)}
     image = jpeg(draw_boxes(noisy(5), boxes, MarkerStyle(colour=(0, 200, 255), ring_width=width, label_height=12)), 85)
@@ -164,7 +171,7 @@ def test_a_side_whose_ink_stops_under_a_labels_dark_box_is_not_traced_to_there()
     """Another label's dark box over B's top side hides where it ends: traced there, the
     rectangle would take whatever line lies under the box's edge for B's right side (seed 17 image
     60: A's left side). With no label's box there, the same box is traced to its far corner."""
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     box = {"B": (60.4, 60.3, 200.6, 170.2)}
     image = draw_boxes(noisy(6), box, MarkerStyle(colour=(0, 200, 255), ring_width=2, label_height=12))
@@ -180,7 +187,7 @@ def test_a_side_stopping_on_a_dark_scene_is_traced_there(width):
     before the stop: B is traced to its far corner (it was taken for a label's box hiding the
     side, and B, whose far corner the finder did not propose, was left missing). The label's box
     over a side on a lighter scene still stops the trace (the test above)."""
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     box = {"B": (60.4, 60.3, 200.6, 170.2)}
     rng = np.random.default_rng(3)
@@ -197,7 +204,7 @@ def test_where_a_side_stops_past_two_merged_lines_the_far_one_is_traced_unless_i
     line would pass the rules: nothing is traced. When the near one is A's right side going on
     above B (seed 8 image 35's D, its bottom side past A's), the far one is B's; and with A's side
     15 px away there is no band."""
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     style = MarkerStyle(colour=(0, 80, 255), ring_width=width, label_height=12)
     b = (20.4, 60.3, 110.8, 170.2)
@@ -215,8 +222,8 @@ def test_a_box_is_traced_on_the_sides_through_its_corner_not_on_scene_bands_besi
     corner hides A's far corner, and only the trace can place A: traced on the sides through the
     corner it is placed; allowing no pair at the corner (the old choice by colour alone) leaves it
     missing."""
-    from adapters.markers.nets.corner_finder import CornerFinder, default_corner_finder
-    from adapters.markers.nets.corner_reader import default_corner_reader
+    from adapters.markers.general.nets.corner_finder import CornerFinder, default_corner_finder
+    from adapters.markers.general.nets.corner_reader import default_corner_reader
 
     drawn, boxes, style = benchmark_image(156, 186)
     assert (style.ring_width, sorted(boxes)) == (1, ["A", "B", "C"])  # the image described above
@@ -240,8 +247,8 @@ def test_a_far_corner_beside_another_boxs_labelled_corner_is_proposed_and_its_bo
     """The same image: the corner finder seeks the far corners' peaks apart from the labels' (as
     shipped), so A's far corner, 3 px from C's labelled corner, is proposed, and A is placed with
     no trace at all. (Both tests ask the finder's own peak search: the shipped networks.)"""
-    from adapters.markers.nets.corner_finder import default_corner_finder
-    from adapters.markers.nets.corner_reader import default_corner_reader
+    from adapters.markers.general.nets.corner_finder import default_corner_finder
+    from adapters.markers.general.nets.corner_reader import default_corner_reader
 
     drawn, boxes, _ = benchmark_image(156, 186)
     x0, y0, x1, y1 = boxes["A"]
@@ -258,7 +265,7 @@ def test_a_far_corner_beside_another_boxs_labelled_corner_is_proposed_and_its_bo
 def test_no_far_corner_is_traced_where_no_box_starts_or_its_sides_are_unlike():
     """On a plain noisy scene nothing is traced; where a red top side meets a blue left side (two
     scene lines, not one box's corner) neither is followed."""
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     image = noisy(4)
     assert traced_far_corner(to_lab(image), 60.0, 50.0) is None
@@ -302,7 +309,7 @@ def test_the_images_corner_stands_in_for_a_far_corner_only_when_the_verifier_pas
     its outline as crossing. The image's corner, tried next by the rules, passed with two sides
     unseen, and C was answered 30 and 58 px off. The outline verifier's second opinion on the
     proposed far corners now comes first, and it accepts C's own."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(51, 79)
     assert style.ring_width == 1 and boxes["C"][2] < 300  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -316,7 +323,7 @@ def test_an_outline_to_the_images_corner_needs_both_seen_sides_drawn_nearly_all_
     the way to the border by the texture's green, and A was answered 80 and 47 px off. With two
     sides seen standing for four, both must now be drawn along BORDER_CORNER_COVERAGE (90%) of
     their length; A is then placed on its own outline."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(68, 165)
     assert style.ring_width == 1 and boxes["A"][2] < 250  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -329,7 +336,7 @@ def test_of_two_outlines_at_a_corner_the_one_ending_where_the_finder_sees_a_far_
     """_its_own_box: where neither of two outlines starting at one corner borrows another box's
     corner, the one whose far corner the finder reads at FAR_SEEN and DECISIVE times more than the
     other's is the box; a near tie, or a faint reading, leaves both (the box unclear)."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
 
     own = Outline(20.0, 30.0, 120.0, 90.0, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
     running_on = dataclasses.replace(own, x1=80.0, y1=110.0)  # to a T on another line
@@ -360,7 +367,7 @@ def test_of_two_outlines_at_a_corner_the_one_not_ending_at_another_corners_only_
     too, so both of A's outlines end where another corner's outline ends. B's corner has one
     outline only, which says the far corner it reaches is B's: A's outline to it borrows it, and
     A's own is the box. Where the other corner's outlines are two, nothing is told."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
 
     def outline(x0, y0, x1, y1):
         return Outline(x0, y0, x1, y1, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
@@ -435,7 +442,7 @@ def test_an_outline_not_passed_by_the_rules_may_not_run_past_a_far_corner_the_fi
     right or bottom side short of its end, ran on past the box's end (_past_a_seen_far_corner,
     asked of traced outlines and verifier-only ones with a T); ending at a far corner it reads,
     or passing one only near its own end, or off its sides, it did not."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
     outline = Outline(76.0, 72.0, 194.6, 112.6, 2.0, (90.0, 0.0, 80.0), 40.0, 0.9, 4)
     far_at = lambda x, y, score=0.94: Proposal(x, y, {FAR_CORNER: score})
     assert _past_a_seen_far_corner(outline, [far_at(170.3, 112.7)])  # on its bottom side
@@ -451,7 +458,7 @@ def test_a_traced_outline_with_a_t_may_not_stop_short_of_a_far_corner_the_finder
     corners (a T) towards one it reads (FAR_SEEN) further along its bottom or right side's line,
     stopped where another box's line crosses its box (_short_of_a_seen_far_corner); with no T, or
     the far corner not seen, off those lines or at its own end, it did not."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
     outline = Outline(27.6, 86.4, 65.1, 146.3, 1.0, (60.0, 90.0, -60.0), 40.0, 0.9, 4, tees=2)
     far_at = lambda x, y, score=0.97: Proposal(x, y, {FAR_CORNER: score})
     assert _short_of_a_seen_far_corner(outline, [far_at(247.2, 146.1)])  # on its bottom side's line
@@ -496,8 +503,8 @@ def test_a_traced_rectangle_the_rules_turn_away_is_weighed_by_the_verifier():
     away (a side drawn along too little of its length); the outline verifier finds it drawn. The
     verifier weighed only the rectangles to proposed far corners, so A was left unplaced; it now
     weighs the traced one too, and A is placed within 2 px. The rules alone still place none."""
-    from adapters.markers.boxes.outline_verifier import default_outline_verifier
-    from adapters.markers.boxes.traced_far_corner import traced_far_corner
+    from adapters.markers.general.boxes.outline_verifier import default_outline_verifier
+    from adapters.markers.general.boxes.traced_far_corner import traced_far_corner
 
     drawn, boxes, style = benchmark_image(74, 183)
     assert style.ring_width == 3 and "A" in boxes  # the image described above

@@ -8,22 +8,29 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
-from adapters.markers import MarkerError, find_markers
-from adapters.markers import find as find_module
-from adapters.markers.boxes.final_checks import BORROWED_FAR_CORNER, _owns_its_far_corner
-from adapters.markers.boxes.geometry import on_another_side
-from adapters.markers.boxes.read import read_boxes as shipped_read_boxes
-from adapters.markers.draw.render import MarkerStyle, draw_boxes
-from adapters.markers.draw.scenes import FAR_CORNER, jpeg
-from adapters.markers.nets.corner_finder import CORNER_CLASSES
-from adapters.questions import MCQuestion, QuestionSource
-
-from box_scenes import (BOXES, all_placed_right_and_then_without, benchmark_image, corners_of, noisy, read_boxes,
-                        read_with_recorded_networks)
+from box_scenes import (
+    BOXES,
+    all_placed_right_and_then_without,
+    benchmark_image,
+    corners_of,
+    noisy,
+    read_boxes,
+    read_with_recorded_networks,
+)
 from marker_oracles import OracleFinder
 from marker_recordings import recorded_finder, recorded_reader
+from PIL import Image
 from rule_patch import patch_everywhere
+
+from adapters.core.questions import MCQuestion, QuestionSource
+from adapters.markers import MarkerError, find_markers
+from adapters.markers import find as find_module
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.draw.scenes import FAR_CORNER, jpeg
+from adapters.markers.general.boxes.final_checks import BORROWED_FAR_CORNER, _owns_its_far_corner
+from adapters.markers.general.boxes.geometry import on_another_side
+from adapters.markers.general.boxes.read import read_boxes as shipped_read_boxes
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES
 
 
 def test_boxes_are_placed_where_the_corners_and_outlines_agree():
@@ -91,7 +98,7 @@ def adversarial_scene(seed, decoy_letter):
 
 
 def right_or_missing(image, truth):
-    from adapters.markers.nets.corner_finder import default_corner_finder
+    from adapters.markers.general.nets.corner_finder import default_corner_finder
     markers, missing, _ = read_boxes(image, sorted(truth), default_corner_finder(), reader=True, verifier=True)
     assert set(markers) | set(missing) == set(truth)
     return all(max(abs(np.subtract(markers[label].box, box))) <= 2.0 for label, box in truth.items() if label in markers)
@@ -116,7 +123,7 @@ def test_a_side_on_another_boxs_side_is_told_apart_from_one_line_and_from_a_neig
     fitted on the band it merges into with C's right side (2.4 px apart, 7.6 and 6 px strokes)
     overlaps it; the same line (a box drawn on another's), a parallel side a stroke away, sides
     side by side along a few px only, and a rival outline at A's own corner do not."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
 
     def outline(x0, y0, x1, y1, width):
         return Outline(x0, y0, x1, y1, width, (60.0, 97.0, -60.0), 30.0, 1.0, 4)
@@ -135,7 +142,7 @@ def _parser_with_known_misses(withheld_on: dict[int, int], moved_on: dict[int, i
     """read_boxes, then misses made on purpose: on image i of withheld_on, its k-th label is taken
     back to missing; on image i of moved_on, its k-th label's box moves 6 px right (a wrong silent
     box). Images are counted in the order the benchmark parses them."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
 
     calls = []
 
@@ -212,7 +219,7 @@ def test_another_boxs_line_is_judged_where_its_outline_was_fitted_too():
     refused for lying on it (boxes.shared_lines) until the faint-window rule fitted D's top right and a
     refit moved it 1.2 px up, off C's: C was answered. The last look now judges each box against
     the others where their outlines were fitted too: C is refused again, and no box placed is off."""
-    from adapters.markers.boxes.read import read_boxes
+    from adapters.markers.general.boxes.read import read_boxes
     drawn, boxes, style = benchmark_image(55, 125)
     assert style.ring_width == 2 and abs(boxes["C"][3] - boxes["D"][1] - 4.2) < 0.1  # the image described above
     markers, missing, _ = read_boxes(drawn, list(boxes), recorded_finder(), reader=recorded_reader())
@@ -226,7 +233,7 @@ def test_of_two_boxes_ending_at_one_far_corner_the_one_with_its_corners_to_itsel
     the rules with no T at a corner and the other's has one (or only the verifier accepted it);
     where both or neither do, the one drawn along its sides by COVERAGE_LEAD more owns it, and
     otherwise neither does."""
-    from adapters.markers.boxes.outline import Outline
+    from adapters.markers.general.boxes.outline import Outline
 
     own = Outline(20.0, 30.0, 120.0, 90.0, 2.0, (50.0, 60.0, 40.0), 40.0, 1.0, 4)
     borrower = dataclasses.replace(own, x0=50.0, y0=10.0, tees=2)

@@ -4,13 +4,13 @@ far corner. Boxes that share a line as drawn are placed."""
 
 import numpy as np
 import pytest
-from adapters.markers.thresholds import MAX_FINDER_OFF, ON_ITS_STROKE, SHARED_LINE
-from adapters.markers.boxes.shared_lines import borrowed_side, shared_sides, shares_far_corner
-from adapters.markers.nets.centre_finder import Proposal
-
-from marker_recordings import recorded_finder, recorded_reader
 from box_scenes import benchmark_image
-from adapters.markers.boxes.read import read_boxes
+from marker_recordings import recorded_finder, recorded_reader
+
+from adapters.markers.general.boxes.read import read_boxes
+from adapters.markers.general.boxes.shared_lines import borrowed_side, shared_sides, shares_far_corner
+from adapters.markers.general.nets.centre_finder import Proposal
+from adapters.markers.general.thresholds import MAX_FINDER_OFF, ON_ITS_STROKE, SHARED_LINE
 
 H, W = 240, 320
 D = (77.5, 52.9, 303.9, 106.4)  # D's bottom side is the line C's top side was fitted on

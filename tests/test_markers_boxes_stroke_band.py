@@ -5,18 +5,26 @@ import dataclasses
 
 import numpy as np
 import pytest
-from adapters.markers.boxes.fit import fit_outline
+from box_scenes import BOXES, STYLE, benchmark_image, noisy
+from marker_recordings import recorded_finder, recorded_reader
+
 from adapters.markers.colour import to_lab
 from adapters.markers.draw.render import draw_boxes
-from adapters.markers.thresholds import MAX_OFF_BAND
-from adapters.markers.boxes.stroke_band import off_its_strokes, onto_strokes, stroke_across
+from adapters.markers.general.boxes.final_checks import _onto_its_strokes
+from adapters.markers.general.boxes.fit import fit_outline
+from adapters.markers.general.boxes.read import read_boxes
+from adapters.markers.general.boxes.stroke_band import (
+    _bands,
+    _beside_unplaceable_ink,
+    _between_bands,
+    _off_sides,
+    _on_its_core,
+    off_its_strokes,
+    onto_strokes,
+    stroke_across,
+)
+from adapters.markers.general.thresholds import MAX_OFF_BAND
 from adapters.markers.types import Marker
-
-from marker_recordings import recorded_finder, recorded_reader
-from box_scenes import BOXES, STYLE, benchmark_image, noisy
-from adapters.markers.boxes.final_checks import _onto_its_strokes
-from adapters.markers.boxes.read import read_boxes
-from adapters.markers.boxes.stroke_band import _bands, _beside_unplaceable_ink, _between_bands, _off_sides, _on_its_core
 
 A = BOXES["A"]
 

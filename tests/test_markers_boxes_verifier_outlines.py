@@ -15,29 +15,38 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from adapters.markers.boxes.fit import _told_apart, fit_outline
-from adapters.markers.boxes.geometry import within_learned_fit
-from adapters.markers.boxes.measure import Rejections
-from adapters.markers.boxes.naming import corners_read_surely
-from adapters.markers.boxes.outlines_at_corner import candidate_corners, far_corners, outlines_from
-from adapters.markers.boxes.read import read_boxes
-from adapters.markers.boxes.stroke_band import stroke_across
-from adapters.markers.boxes.verifier_outlines import between_seen_corners, drawn_between_corners
-from adapters.markers.colour import to_lab
-from adapters.markers.draw.render import draw_boxes
-from adapters.markers.labels import FAR_CORNER
-from adapters.markers.nets.centre_finder import Proposal
-from adapters.markers.nets.corner_reader import CLASSES as READER_CLASSES
-from adapters.markers.nets.glyphs import default_classifier
-from adapters.markers.boxes.outline_verifier import default_outline_verifier
-from adapters.markers.thresholds import (CORNER_FIT, CROSSING_ACCEPTANCE, FAR_SEEN, LAST_ACCEPTANCE, LAST_FAR,
-                                         LEARNED_FIT, MAX_OFF_BAND, READER_SURE, SAME_BOX, SEEN_ACCEPTANCE,
-                                         SEEN_CROSSING)
-
 from box_scenes import BOXES, STYLE, SetVerifier, benchmark_image, noisy
 from marker_recordings import recorded_finder, recorded_reader
 from rule_patch import patch_everywhere
 
+from adapters.markers.colour import to_lab
+from adapters.markers.draw.render import draw_boxes
+from adapters.markers.general.boxes.fit import _told_apart, fit_outline
+from adapters.markers.general.boxes.geometry import within_learned_fit
+from adapters.markers.general.boxes.measure import Rejections
+from adapters.markers.general.boxes.naming import corners_read_surely
+from adapters.markers.general.boxes.outline_verifier import default_outline_verifier
+from adapters.markers.general.boxes.outlines_at_corner import candidate_corners, far_corners, outlines_from
+from adapters.markers.general.boxes.read import read_boxes
+from adapters.markers.general.boxes.stroke_band import stroke_across
+from adapters.markers.general.boxes.verifier_outlines import between_seen_corners, drawn_between_corners
+from adapters.markers.general.nets.centre_finder import Proposal
+from adapters.markers.general.nets.corner_reader import CLASSES as READER_CLASSES
+from adapters.markers.general.nets.glyphs import default_classifier
+from adapters.markers.general.thresholds import (
+    CORNER_FIT,
+    CROSSING_ACCEPTANCE,
+    FAR_SEEN,
+    LAST_ACCEPTANCE,
+    LAST_FAR,
+    LEARNED_FIT,
+    MAX_OFF_BAND,
+    READER_SURE,
+    SAME_BOX,
+    SEEN_ACCEPTANCE,
+    SEEN_CROSSING,
+)
+from adapters.markers.labels import FAR_CORNER
 
 A, B = BOXES["A"], BOXES["B"]
 FINDER_OFF = 0.6  # px the finder's corners are off the drawn ones (it puts them within about a px)
@@ -387,7 +396,7 @@ def test_an_untold_rectangle_with_a_line_going_on_is_weighed_as_a_crossing():
     """The untold rectangle on A's own stroke, lines crossing at a far corner, is taken at
     SEEN_CROSSING (not at SEEN_ACCEPTANCE, where a coverage rectangle is), and not where it
     ends at another box's far corner, as the rules' crossings."""
-    from adapters.markers.boxes.measure import lines_cross
+    from adapters.markers.general.boxes.measure import lines_cross
     _, box, corner, fits, fars = fits_from_a(CROSSING_UNTOLD_SEED, CROSSING_UNTOLD_INDEX)
     far = min(fits, key=lambda xy: abs(xy[0] - box[2]) + abs(xy[1] - box[3]))
     passed, rejected = fits[far]

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from adapters.blink_writer import BlinkRow, write_blink_folder
+from adapters.cli import markers as cli_markers
+from adapters.cli.markers import overlay_name
+from adapters.core.questions import MCQuestion, QuestionSource
+from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 from adapters.markers import MarkerError, MarkersFileError, apply_markers, find_markers, load_markers
-from adapters.questions import MCQuestion, QuestionSource
 from adapters.markers.draw.render import MarkerStyle, draw_boxes, draw_points
-from specialists import cli_markers
-from specialists.cli_markers import overlay_name
 from tests.blink_fixture import make_blink_fixture
 
 STYLE = MarkerStyle(colour=(255, 0, 0), radius=8, font="hershey-simplex", label_height=12)
@@ -126,7 +126,7 @@ def _half_drawn_folder(root, numbers=(1,)):
 
 @pytest.mark.parametrize("limit", ["-1", "0", "1.5", "many"])
 def test_markers_limit_is_checked_as_run_checks_it(tmp_path, capsys, limit):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     with pytest.raises(SystemExit) as stopped:
         main(["markers", "--blink-root", str(tmp_path), "--limit", limit])
@@ -134,7 +134,7 @@ def test_markers_limit_is_checked_as_run_checks_it(tmp_path, capsys, limit):
 
 
 def test_markers_limit_takes_a_fraction_of_each_task(tmp_path, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     _half_drawn_folder(tmp_path / "blink", numbers=(1, 2, 3, 4))
     assert main(["markers", "--blink-root", str(tmp_path / "blink"), "--limit", "0.5",
@@ -143,7 +143,7 @@ def test_markers_limit_takes_a_fraction_of_each_task(tmp_path, capsys):
 
 
 def test_an_overlay_that_cannot_be_written_is_a_warning_not_counted_written(tmp_path, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     _half_drawn_folder(tmp_path / "blink")
     failures = tmp_path / "out" / "failures"

@@ -5,8 +5,8 @@ import pytest
 from PIL import Image
 
 from adapters.markers.draw.fonts import available_fonts, font_by_name, text_mask
-from adapters.markers.nets.glyphs import HELD_OUT_FONTS, GlyphClassifier, default_classifier
 from adapters.markers.draw.render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
+from adapters.markers.general.nets.glyphs import HELD_OUT_FONTS, GlyphClassifier, default_classifier
 
 
 def grey(h=120, w=160):

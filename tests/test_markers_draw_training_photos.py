@@ -2,19 +2,18 @@
 
 import numpy as np
 import pytest
+from marker_oracles import trained_and_continued
 
-from adapters.markers.nets.centre_finder import CentreFinder
-from adapters.markers.nets.corner_finder import CornerFinder
-from adapters.markers.nets.corner_reader import CornerReader
-from adapters.markers.nets.patch_reader import PatchReader
 from adapters.markers.draw.scenes import box_training_scene, load_photos, photos_warning, training_scene
 from adapters.markers.draw.training_photos import TRAINING_PHOTOS, tinted, training_photos
+from adapters.markers.general.nets.centre_finder import CentreFinder
+from adapters.markers.general.nets.corner_finder import CornerFinder
+from adapters.markers.general.nets.corner_reader import CornerReader
+from adapters.markers.general.nets.patch_reader import PatchReader
 from train.markers_corner_reader import main as train_corner_reader
 from train.markers_corners import main as train_corner_finder
 from train.markers_finder import main as train_centre_finder
 from train.markers_reader import main as train_main
-
-from marker_oracles import trained_and_continued
 
 
 def test_training_photos_load_as_rgb_and_are_not_the_benchmarks():

@@ -6,17 +6,21 @@ import cv2
 import numpy as np
 import pytest
 import torch
+from marker_oracles import POINTS, STYLE, OracleFinder, OracleReader, blotted, grey, trained_and_continued, without_c
 
 from adapters.markers import MarkerStyle, draw_points, parse_image
-from adapters.markers.nets.centre_finder import STRIDE, CentreFinder, CentreFinderNet, centre_loss, heat_targets, to_input
-from adapters.markers.nets.corner_finder import CORNER_CLASSES, CornerFinder
-from adapters.markers.labels import LABELS, REF
-from adapters.markers.nets.patch_reader import NONE
-from adapters.markers.labels import FAR_CORNER
+from adapters.markers.general.nets.centre_finder import (
+    STRIDE,
+    CentreFinder,
+    CentreFinderNet,
+    centre_loss,
+    heat_targets,
+    to_input,
+)
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES, CornerFinder
+from adapters.markers.general.nets.patch_reader import NONE
+from adapters.markers.labels import FAR_CORNER, LABELS, REF
 from train.markers_finder import main as train_main
-
-from marker_oracles import (POINTS, STYLE, OracleFinder, OracleReader, blotted, grey, trained_and_continued,
-                            without_c)
 
 CENTRES = [(37.3, 52.8, "A"), (130.0, 101.6, "C"), (221.9, 20.2, REF)]
 

@@ -2,12 +2,13 @@
 that mark every corner), its training script, and the record written with its weights."""
 
 import numpy as np
-from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene, random_boxes
-from adapters.markers.nets.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
-from train.markers_corners import CornerStream, main as train_main
-
 from box_scenes import noisy
 from marker_oracles import trained_and_continued
+
+from adapters.markers.draw.scenes import FAR_CORNER, box_training_scene, random_boxes
+from adapters.markers.general.nets.corner_finder import BOX_LABELS, CORNER_CLASSES, CornerFinder
+from train.markers_corners import CornerStream
+from train.markers_corners import main as train_main
 
 
 def test_random_boxes_keep_apart_and_inside():

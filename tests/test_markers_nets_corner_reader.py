@@ -5,18 +5,31 @@ probabilities, so the rule is checked apart from the network's skill)."""
 import numpy as np
 import pytest
 import torch
-
-from adapters.markers.nets.corner_finder import BOX_LABELS, CORNER_CLASSES
-from adapters.markers.nets.corner_reader import CLASSES, PATCH, CornerReader, CornerReaderNet, default_corner_reader
-from adapters.markers.boxes.read import read_boxes
-from adapters.markers.nets.patch_reader import NONE
-from adapters.markers.draw.render import MarkerStyle, draw_boxes
-from adapters.markers.draw.scenes import ANY_BOX_LABELS, BOX_LABEL_SETS, CROSSING_AT_LABEL, FAR_CORNER, _crossings, box_training_scene
-from train.markers_corner_reader import CornerPatchStream, main as train_main
-from train.markers_reader import SMALL_LABEL_HEIGHT
-
-from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
 from box_scenes import BOXES, noisy, outlines_only
+from marker_oracles import OracleFinder, OracleReader, grey, trained_and_continued
+
+from adapters.markers.draw.render import MarkerStyle, draw_boxes
+from adapters.markers.draw.scenes import (
+    ANY_BOX_LABELS,
+    BOX_LABEL_SETS,
+    CROSSING_AT_LABEL,
+    FAR_CORNER,
+    _crossings,
+    box_training_scene,
+)
+from adapters.markers.general.boxes.read import read_boxes
+from adapters.markers.general.nets.corner_finder import BOX_LABELS, CORNER_CLASSES
+from adapters.markers.general.nets.corner_reader import (
+    CLASSES,
+    PATCH,
+    CornerReader,
+    CornerReaderNet,
+    default_corner_reader,
+)
+from adapters.markers.general.nets.patch_reader import NONE
+from train.markers_corner_reader import CornerPatchStream
+from train.markers_corner_reader import main as train_main
+from train.markers_reader import SMALL_LABEL_HEIGHT
 
 A, B = BOXES["A"], BOXES["B"]
 FARS = [(A[2], A[3], {FAR_CORNER: 0.9}), (B[2], B[3], {FAR_CORNER: 0.9})]

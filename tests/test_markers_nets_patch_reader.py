@@ -5,16 +5,15 @@ import cv2
 import numpy as np
 import pytest
 import torch
+from marker_oracles import POINTS, STYLE, OracleReader, blotted, grey, trained_and_continued
 
 from adapters.markers import MarkerStyle, draw_points, parse_image
-from adapters.markers.points.rings import find_circles
-from adapters.markers.labels import REF as REF_CLASS
-from adapters.markers.nets.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
 from adapters.markers.draw.scenes import training_scene
+from adapters.markers.general.nets.patch_reader import CLASSES, NONE, PATCH, PatchReader, PatchReaderNet, crop_patches
+from adapters.markers.general.points.rings import find_circles
+from adapters.markers.labels import REF as REF_CLASS
 from train.markers_reader import OFF_CENTRE, SMALL_LABEL_HEIGHT, PatchStream
 from train.markers_reader import main as train_main
-
-from marker_oracles import POINTS, STYLE, OracleReader, blotted, grey, trained_and_continued
 
 
 def test_patches_are_centred_and_mark_the_image_border():

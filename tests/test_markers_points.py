@@ -7,21 +7,23 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
+
+from adapters.core.questions import MCQuestion, QuestionSource
 from adapters.markers import MarkerError, MarkerStyle, draw_points, expected_markers, find_markers, parse_image
 from adapters.markers.draw.fonts import BUILT_IN_FONTS
-from adapters.markers.inpaint import inpaint_image
-from adapters.markers.nets.patch_reader import NONE
 from adapters.markers.draw.render import with_style
-from adapters.questions import MCQuestion, QuestionSource
-from adapters.synthetic.textures import procedural_texture
+from adapters.markers.draw.textures import procedural_texture
+from adapters.markers.general.nets.patch_reader import NONE
+from adapters.markers.inpaint import inpaint_image
 from tests.benchmark_sample import benchmark_inputs
 from tests.marker_oracles import OracleReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from markers_accuracy import evaluate, one_case  # noqa: E402
+
 from adapters.markers.draw.scenes import jpeg  # noqa: E402
-from adapters.markers.points.patch_opinion import check_words_matching_by_patches
-from adapters.markers.points import parse as points_parse_module
+from adapters.markers.general.points import parse as points_parse_module
+from adapters.markers.general.points.patch_opinion import check_words_matching_by_patches
 
 SOURCE = QuestionSource("blink", "val")
 
@@ -229,10 +231,10 @@ def test_a_label_pushed_inside_by_the_border_is_read_beside_its_circle():
     """A's label goes bottom-left, has no room there nor top-right, and is clamped to the right
     border (render's keep_inside): it still labels A's ring (before: "A was read, but not beside
     any circle", on the 99% test's own images)."""
-    from adapters.markers.points.rings import find_circles
-    from adapters.markers.thresholds import MAX_PLACEMENT_ERROR
-    from adapters.markers.points.words_to_rings import placement_error
     from adapters.markers.draw.render import draw_points_layout
+    from adapters.markers.general.points.rings import find_circles
+    from adapters.markers.general.points.words_to_rings import placement_error
+    from adapters.markers.general.thresholds import MAX_PLACEMENT_ERROR
     style = MarkerStyle(colour=(255, 0, 255), radius=10.4, ring_width=4, font="dejavusans", label_height=17.1,
                         side="bottom-left", gap=2.3, polarity="box", box_colour=(26, 6, 29),
                         text_colour=(215, 238, 242))
@@ -544,11 +546,11 @@ def test_a_clear_reading_a_pixel_off_is_kept_among_nearer_vague_ones():
     """Five scene rings with a vague "REF" right at their placement, and the real ring with a
     clear "REF" 0.9 px off: the real pair stays among the options (cheapest first), so it can
     win or make the choice ambiguous (kept by placement alone, it was dropped and a scene ring won)."""
-    from adapters.markers.points.words import Word
-    from adapters.markers.nets.glyphs import Reading
-    from adapters.markers.thresholds import MAX_OPTIONS
-    from adapters.markers.points.state import LabelRead
-    from adapters.markers.points.words_to_rings import word_options
+    from adapters.markers.general.nets.glyphs import Reading
+    from adapters.markers.general.points.state import LabelRead
+    from adapters.markers.general.points.words import Word
+    from adapters.markers.general.points.words_to_rings import word_options
+    from adapters.markers.general.thresholds import MAX_OPTIONS
 
     def read(similarity, errors):
         word = Word((0, 0, 20, 10), np.ones((10, 20), np.float32), "colour")
@@ -578,9 +580,9 @@ def test_elimination_never_hands_a_label_to_a_scene_ring():
 
 def test_words_cut_by_the_search_window_are_not_read():
     """A neighbour's ring cut by A's search window looks like a "C"; it must not be a word of A's."""
-    from adapters.markers.points.words import colour_text_words
-    from adapters.markers.points.rings import find_circles
     from adapters.markers.colour import to_lab
+    from adapters.markers.general.points.rings import find_circles
+    from adapters.markers.general.points.words import colour_text_words
     style = MarkerStyle(radius=12, ring_width=3, font="hershey-simplex", label_height=12, side="right")
     points = {"A": (80.0, 120.0), "B": (150.0, 120.0)}  # B's ring straddles A's window edge
     drawn = draw_points(gradient(4), points, style)
@@ -594,7 +596,7 @@ def test_words_cut_by_the_search_window_are_not_read():
 
 def test_a_thin_ring_off_the_pixel_grid_is_found():
     """1 px anti-aliased rings centred between pixels are found at their sub-pixel centre."""
-    from adapters.markers.points.rings import find_circles
+    from adapters.markers.general.points.rings import find_circles
     for dx, dy in ((0.5, 0.5), (0.3, -0.4), (-0.5, 0.2)):
         image = gradient(5).copy()
         centre = (int(round((150 + dx) * 16)), int(round((110 + dy) * 16)))
@@ -657,7 +659,7 @@ def test_a_words_matching_of_eliminated_labels_the_patch_reader_reads_otherwise_
 
 
 def test_how_much_likelier_the_patch_reader_reads_another_matching():
-    from adapters.markers.points.patch_opinion import _other_matching_ratio
+    from adapters.markers.general.points.patch_opinion import _other_matching_ratio
     assert _other_matching_ratio(np.array([[0.8, 0.1], [0.2, 0.5]])) == pytest.approx(0.02 / 0.4)
     assert _other_matching_ratio(np.array([[0.1, 0.6], [0.3, 0.05]])) == pytest.approx(0.18 / 0.005)
     assert _other_matching_ratio(np.array([[0.9, 0.0], [0.0, 0.9]])) == 0.0  # no other matching it can see

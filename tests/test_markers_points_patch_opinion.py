@@ -5,16 +5,15 @@ network's skill)."""
 import cv2
 import numpy as np
 import pytest
+from marker_oracles import POINTS, STYLE, OracleReader, blotted, without_c
 
 from adapters.markers import parse_image
-from adapters.markers.points.rings import Circle, find_circles
 from adapters.markers.colour import to_lab
-from adapters.markers.thresholds import PATCH_MIN_PROBABILITY, REFIT_OFF
-from adapters.markers.points.patch_opinion import _refit_in_style
-from adapters.markers.points.state import rings_alike
-from adapters.markers.nets.patch_reader import CLASSES, NONE
-
-from marker_oracles import POINTS, STYLE, OracleReader, blotted, without_c
+from adapters.markers.general.nets.patch_reader import CLASSES, NONE
+from adapters.markers.general.points.patch_opinion import _refit_in_style
+from adapters.markers.general.points.rings import Circle, find_circles
+from adapters.markers.general.points.state import rings_alike
+from adapters.markers.general.thresholds import PATCH_MIN_PROBABILITY, REFIT_OFF
 
 
 def row(**p):

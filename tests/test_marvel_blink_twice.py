@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from adapters.blink_twice import BlinkTwiceFormatError, BlinkTwiceReader, yes_no
-from adapters.blink_twice_metrics import blink_twice_metrics
-from adapters.compare_other import compare_other, parse_answer
-from adapters.evaluate import RunConfig, run
-from adapters.marvel import MarvelFormatError, MarvelReader, fine_options, parse_count
-from adapters.marvel_metrics import marvel_metrics
-from adapters.questions import BrokenQuestion, MCQuestion
-from adapters.synthetic.other_releases import write_blink_twice_release, write_marvel_release
-from adapters.tasks import MARVEL_TASKS
+from adapters.core.questions import BrokenQuestion, MCQuestion
+from adapters.core.tasks import MARVEL_TASKS
+from adapters.datasets.blink_twice.metrics import blink_twice_metrics
+from adapters.datasets.blink_twice.reader import BlinkTwiceFormatError, BlinkTwiceReader, yes_no
+from adapters.datasets.marvel.metrics import marvel_metrics
+from adapters.datasets.marvel.reader import MarvelFormatError, MarvelReader, fine_options, parse_count
+from adapters.datasets.synthetic.other_releases import write_blink_twice_release, write_marvel_release
+from adapters.report.compare_other import compare_other, parse_answer
+from adapters.run.runner import RunConfig, run
 from specialists.panels import find_panels
 
 
@@ -321,7 +321,7 @@ def test_the_readme_commands_run_as_written(tmp_path, monkeypatch, capsys):
     import re
     from pathlib import Path
 
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     block = re.search(r"```bash\n(.*?)```", readme.split("## MARVEL and BLINK-Twice", 1)[1], flags=re.S).group(1)

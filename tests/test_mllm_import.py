@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from adapters.mllm import MLLMFormatError, load_all, load_predictions
-from adapters.mllm_answers import normalise_answer, read_letter
+from adapters.report.mllm import MLLMFormatError, load_all, load_predictions
+from adapters.report.mllm_answers import normalise_answer, read_letter
 
 ABCD = ("A", "B", "C", "D")
 

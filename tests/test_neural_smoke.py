@@ -2,8 +2,8 @@
 
 import pytest
 
-from adapters.evaluate import RunConfig, run
-from adapters.report import load_run, markdown
+from adapters.report.run_report import load_run, markdown
+from adapters.run.runner import RunConfig, run
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_dire_tiny_random_through_the_runner(specialist, settings, tmp_path):
     import numpy as np
     from PIL import Image
 
-    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 
     rng = np.random.default_rng(0)
     choices = ("the first image", "the second image", "the third image", "the fourth image")
@@ -102,11 +102,11 @@ def _five_task_fixture(root):
     import numpy as np
     from PIL import Image
 
-    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
+    from adapters.datasets.synthetic import write_synthetic
+    from adapters.datasets.synthetic.generators import visual_correspondence
     from adapters.markers import MarkerStyle, draw_points
-    from adapters.synthetic import write_synthetic
-    from adapters.synthetic.generators import visual_correspondence
-    from adapters.synthetic.textures import TextureSource
+    from adapters.markers.draw.textures import TextureSource
 
     write_synthetic(root, ["Visual_Correspondence", "Relative_Depth", "Multi-view_Reasoning"], n=2, seed=0)
     rows, lines = [], []

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
-
 from skimage.transform import resize as skimage_resize
 
 from specialists.ordinal_shading import MidasNetSmall, OrdinalShading, _resize, equalize, inverse_to_shading
@@ -275,7 +274,7 @@ def home(tmp_path_factory):
 
 
 def test_tiny_random_through_the_runner(tmp_path, monkeypatch, home):
-    from adapters.evaluate import RunConfig, run
+    from adapters.run.runner import RunConfig, run
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(home))
     results = run(RunConfig(str(tmp_path / "run"), benchmark="synthetic", synthetic_n=2, tasks=["Relative_Reflectance"],

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from adapters.questions import Decision, MCQuestion, QuestionSource, letters_for, option_lines, parse_gold
+from adapters.core.questions import Decision, MCQuestion, QuestionSource, letters_for, option_lines, parse_gold
 
 SOURCE = QuestionSource("blink", "val")
 

@@ -37,7 +37,8 @@ def test_the_running_on_blink_commands_run_as_written(tmp_path, capsys):
     """README's "Running on BLINK" example, on a BLINK-format fixture in place of ~/data/BLINK:
     it ran the paper's specialists, which stop without weights."""
     from blink_fixture import make_blink_fixture
-    from specialists.cli import main
+
+    from adapters.cli.main import main
 
     section = README.read_text().split("### Running on BLINK", 1)[1]
     block = re.search(r"```bash\n(.*?)```", section, flags=re.S).group(1)

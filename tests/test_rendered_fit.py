@@ -4,7 +4,7 @@ shared fit (train/rendered_fit.py) and the extraction benchmark's default precis
 import pytest
 import torch
 
-from adapters.markers.nets.corner_reader import CornerReader
+from adapters.markers.general.nets.corner_reader import CornerReader
 from benchmarks.extract import default_precision
 from specialists.precision import bf16_is_fast
 from train import rendered_fit

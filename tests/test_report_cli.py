@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from adapters.evaluate import RunConfig, run
-from adapters.report import ReportError, write_report
+from adapters.report.run_report import ReportError, write_report
+from adapters.run.runner import RunConfig, run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -78,10 +78,11 @@ def test_cli_ls_json():
 
 
 def test_cli_default_is_the_synthetic_run_with_default_specialists(monkeypatch, tmp_path):
-    from specialists import cli as cli_module
+    from adapters.cli import main as cli_module
+    from adapters.cli import run as run_command
 
     seen = {}
-    monkeypatch.setattr(cli_module, "cmd_run", lambda args: seen.update(vars(args)) or 0)
+    monkeypatch.setattr(run_command, "handle", lambda args: seen.update(vars(args)) or 0)
     monkeypatch.chdir(tmp_path)
     assert cli_module.main([]) == 0
     assert seen["benchmark"] == "synthetic" and seen["specialist"] is None and seen["synthetic_n"] == 50
@@ -102,7 +103,7 @@ def test_cli_synth_then_run_on_it(tmp_path):
 
 
 def test_every_command_names_its_output_folder_output_dir_and_keeps_the_old_names():
-    from specialists.cli import build_parser
+    from adapters.cli.main import build_parser
 
     parser = build_parser()
     for argv, dest in ((["synth"], "out"), (["report", "r"], "output"), (["compare", "--mllm", "m"], "output"),
@@ -113,7 +114,7 @@ def test_every_command_names_its_output_folder_output_dir_and_keeps_the_old_name
 
 
 def test_combo_eval_takes_runs_names_for_its_sizes_and_the_old_ones():
-    from specialists.cli import build_parser
+    from adapters.cli.main import build_parser
 
     parser = build_parser()
     assert parser.parse_args(["combo", "eval"]).n_per_level == 25
@@ -180,7 +181,7 @@ def read_only_disk(monkeypatch, under):
 
 
 def test_report_and_compare_into_a_read_only_folder_say_so_in_one_line(blink_root, tmp_path, monkeypatch, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     run_dir = tmp_path / "run"
     run(RunConfig(str(run_dir), specialist=["random"], blink_root=str(blink_root), progress=False))

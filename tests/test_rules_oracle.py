@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from adapters.questions import MCQuestion, QuestionError, QuestionSource
+from adapters.core.questions import MCQuestion, QuestionError, QuestionSource
 from adapters.rules.depth import disparity_decision
 from adapters.rules.dift_correspondence import cosine_decision
 from adapters.rules.multiview import essential_decision, flow_decision

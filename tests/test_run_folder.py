@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters import run_folder, run_lock
-from adapters.evaluate import RunConfig, RunDirError, SampleStore, run
-from specialists.cli import main
+from adapters.cli.main import main
+from adapters.run import folder as run_folder
+from adapters.run import lock as run_lock
+from adapters.run.runner import RunConfig, RunDirError, SampleStore, run
 
 
 def _samples(out: Path) -> list[dict]:

@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-
-from adapters import registry
-from adapters.evaluate import RunConfig, RunDirError, SampleStore, run
-from adapters.markers.find import parser_networks
-from adapters.questions import Decision, QuestionError
-from adapters.registry import SpecialistSpec
-from adapters.solver import Solver
 from blink_fixture import FIXTURE_TASKS, make_blink_fixture
+
+from adapters.core import registry
+from adapters.core.questions import Decision, QuestionError
+from adapters.core.registry import SpecialistSpec
+from adapters.core.solver import Solver
+from adapters.markers.find import parser_networks
+from adapters.run.runner import RunConfig, RunDirError, SampleStore, run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,8 +27,6 @@ def _samples(out: Path) -> list[dict]:
 class PickFirstUnlessTwo(Solver):
     """Answers "A", except question number 2 of each task raises, and number 3 reads its images."""
 
-    specialist = "fragile"
-
     def decide(self, question):
         if question.idx.endswith("_2"):
             raise QuestionError(f"{question.idx}: markers not found")
@@ -38,8 +36,6 @@ class PickFirstUnlessTwo(Solver):
 
 
 class FailsWholeBatches(PickFirstUnlessTwo):
-    specialist = "batchfail"
-
     def decide_batch(self, questions):
         if len(questions) > 1:
             raise RuntimeError("CUDA out of memory (simulated)")
@@ -49,9 +45,9 @@ class FailsWholeBatches(PickFirstUnlessTwo):
 @pytest.fixture
 def test_specialists(monkeypatch):
     registry.all_specs()  # make sure the built-ins are registered first
-    for cls in (PickFirstUnlessTwo, FailsWholeBatches):
-        spec = SpecialistSpec(cls.specialist, tuple(FIXTURE_TASKS), "classical", "test rule", cls)
-        monkeypatch.setitem(registry._REGISTRY, cls.specialist, spec)
+    for name, cls in (("fragile", PickFirstUnlessTwo), ("batchfail", FailsWholeBatches)):
+        spec = SpecialistSpec(name, tuple(FIXTURE_TASKS), "classical", "test rule", f"{cls.__module__}:{cls.__qualname__}")
+        monkeypatch.setitem(registry._REGISTRY, name, spec)
 
 
 def test_results_schema(blink_root, tmp_path):
@@ -84,8 +80,8 @@ def test_results_schema(blink_root, tmp_path):
 def test_failures_are_isolated_and_recorded(blink_root, tmp_path, test_specialists):
     rows = make_blink_fixture(blink_root, n_per_task=4)
     # damage image_1 of question 3 of Relative_Depth
-    import pyarrow.parquet as pq
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     path = blink_root / "Relative_Depth" / "val-00000-of-00001.parquet"
     table = pq.read_table(path).to_pylist()
@@ -173,7 +169,7 @@ def test_answers_override_is_recorded(blink_root, tmp_path):
 def test_specialist_that_does_not_serve_a_task_is_refused(blink_root, tmp_path, test_specialists, monkeypatch):
     spec = registry._REGISTRY["fragile"]
     monkeypatch.setitem(registry._REGISTRY, "fragile", SpecialistSpec(
-        "fragile", ("Relative_Depth",), "classical", "x", spec.build))
+        "fragile", ("Relative_Depth",), "classical", "x", spec.solver))
     with pytest.raises(ValueError, match="does not answer Visual_Correspondence; specialists for it: random"):
         run(RunConfig(str(tmp_path / "a"), blink_root=str(blink_root), tasks=list(FIXTURE_TASKS),
                       specialist=["fragile"], progress=False))
@@ -188,13 +184,13 @@ def test_specialist_that_does_not_serve_a_task_is_refused(blink_root, tmp_path, 
 
 SLOW_CLI = """
 import sys, time
-from adapters import baselines
+from adapters.rules import baselines
 answer = baselines.RandomChoice.decide
 def slow(self, question):
     time.sleep(0.04)
     return answer(self, question)
 baselines.RandomChoice.decide = slow
-from specialists.cli import main
+from adapters.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -276,8 +272,8 @@ def test_a_run_that_fails_before_writing_leaves_no_folder(tmp_path):
 
 
 def test_limit_takes_a_number_or_a_fraction_of_each_task(blink_root, tmp_path):
-    from adapters.evaluate import questions_limit
-    from specialists.cli import _limit
+    from adapters.cli.arguments import question_limit as _limit
+    from adapters.run.runner import questions_limit
 
     assert (questions_limit(None, 40), questions_limit(5, 40), questions_limit(0.1, 40), questions_limit(0.01, 40)) == \
         (None, 5, 4, 1)
@@ -331,7 +327,7 @@ def test_a_bad_setting_is_refused_before_any_question(setting, message, tmp_path
 
 
 def test_every_specialist_setting_defaults_to_one_of_its_choices_and_is_listed(capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     specs = {spec.name: spec for spec in registry.all_specs()}
     assert {s.name for s in specs["ordinal_shading"].settings} == {"resolution", "albedo", "fit", "measure"}
@@ -449,7 +445,7 @@ def test_a_task_file_without_rows_is_refused_before_the_run_starts(blink_root, t
 
 
 def test_list_options_given_twice_add_up_and_a_second_checkpoint_is_refused(blink_root, tmp_path, capsys):
-    from specialists.cli import main
+    from adapters.cli.main import main
 
     out = tmp_path / "out"
     assert main(["run", "--blink-root", str(blink_root), "--tasks", "Relative_Depth", "--tasks",

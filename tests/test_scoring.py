@@ -1,6 +1,6 @@
 import pytest
 
-from adapters.scoring import bootstrap_ci, macro_micro, stable_seed, summarise_task
+from adapters.core.scoring import bootstrap_ci, macro_micro, stable_seed, summarise_task
 
 
 def test_bootstrap_ci_degenerate_and_empty():
@@ -43,7 +43,7 @@ def test_macro_is_unweighted_micro_is_pooled():
 
 
 def test_wilson_interval_stays_informative_at_the_extremes():
-    from adapters.scoring import wilson_ci
+    from adapters.core.scoring import wilson_ci
 
     lo, hi = wilson_ci([True] * 30)
     assert hi == 1.0 and 0.88 < lo < 0.89  # the percentile bootstrap gave [1.0, 1.0]
@@ -55,7 +55,7 @@ def test_wilson_interval_stays_informative_at_the_extremes():
 
 
 def test_macro_interval_resamples_within_tasks():
-    from adapters.scoring import macro_bootstrap_ci
+    from adapters.core.scoring import macro_bootstrap_ci
 
     assert macro_bootstrap_ci({"A": [True] * 10, "B": [False] * 10}, seed=0) == (0.5, 0.5)
     lo, hi = macro_bootstrap_ci({"A": [True, False] * 20, "B": [True] * 40}, seed=0)

@@ -5,9 +5,9 @@ import pytest
 import torch
 from PIL import Image
 
-from adapters.evaluate import RunConfig, run
-from adapters.questions import MCQuestion, QuestionError, QuestionSource
+from adapters.core.questions import MCQuestion, QuestionError, QuestionSource
 from adapters.rules.similarity import DinoSimilarity, VggStyleSimilarity, reference_and_options
+from adapters.run.runner import RunConfig, run
 from specialists.dinov2 import Dinov2Embedder
 from specialists.outputs import Embedding
 from specialists.style_gram import STYLE_LAYERS, StyleGrams, VggStyle, gram, style_distance
@@ -99,7 +99,7 @@ def test_dinov2_folder_loads_strictly(tmp_path):
 
 
 def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
-    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     rows = [BlinkRow(task, k, QUESTION, CHOICES, "AB"[k % 2], [_image(10 * k + i) for i in range(3)])
@@ -185,7 +185,7 @@ def test_dreamsim_weights_from_the_registry_and_through_the_runner(tmp_path, mon
     from timm.models.vision_transformer import VisionTransformer
 
     import checkpoints.convert.timm_weights as timm_weights
-    from adapters.blink_writer import BlinkRow, write_blink_folder
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
     from checkpoints.install import import_checkpoint
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from adapters.blink import BlinkReader
-from adapters.evaluate import RunConfig, run
-from adapters.synthetic import cached_synthetic, write_synthetic
+from adapters.datasets.blink.reader import BlinkReader
+from adapters.datasets.synthetic import cached_synthetic, write_synthetic
+from adapters.run.runner import RunConfig, run
 
 
 def test_written_set_is_blink_format_deterministic_and_cached(tmp_path, monkeypatch):

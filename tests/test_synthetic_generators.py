@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from adapters.synthetic.generators import (
+from adapters.datasets.synthetic.generators import (
     IIW_DELTA,
     multi_view,
     relative_depth,
     relative_reflectance,
     visual_correspondence,
 )
-from adapters.synthetic.scene3d import look_at, random_scene, render
-from adapters.synthetic.textures import TextureSource
+from adapters.datasets.synthetic.scene3d import look_at, random_scene, render
+from adapters.markers.draw.textures import TextureSource
 
 
 def _draft(generator, k, images=None):

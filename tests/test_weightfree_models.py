@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from adapters.datasets.synthetic.generators import multi_view
+from adapters.markers.draw.textures import TextureSource, procedural_texture
 from adapters.rules.multiview import assumed_intrinsics, camera_motion
-from adapters.synthetic.generators import multi_view
-from adapters.synthetic.textures import TextureSource, procedural_texture
 from specialists.retinex import Retinex, poisson_reintegrate
 from specialists.sift import SiftMatcher
 

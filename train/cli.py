@@ -8,8 +8,8 @@ from typing import Sequence
 
 from lightning.pytorch.cli import LightningCLI
 
-from .combo_module import ComboClassifier
-from .datamodule import ComboDataModule
+from train.combo_module import ComboClassifier
+from train.datamodule import ComboDataModule
 
 
 class ComboCLI(LightningCLI):

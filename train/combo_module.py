@@ -22,9 +22,8 @@ import lightning.pytorch as pl
 import torch
 import torch.nn.functional as F
 
-from adapters.combo.backbone import BackboneConfig, create_timm, save_export, timm_config
-from adapters.combo.factors import FactorTable
-
+from adapters.datasets.combo.factors import FactorTable
+from specialists.timm_backbone import BackboneConfig, create_timm, save_export, timm_config
 
 HEADS = ("linear", "factorised")
 
@@ -142,7 +141,7 @@ class ComboClassifier(pl.LightningModule):
         })
 
     def export(self, folder: str | Path) -> Path:
-        """Write the backbone without its head as a feature extractor (adapters.combo.backbone format)."""
+        """Write the backbone without its head as a feature extractor (specialists.timm_backbone format)."""
         backbone = copy.deepcopy(self.model).to("cpu", memory_format=torch.contiguous_format)
         backbone.reset_classifier(0)
         return save_export(backbone, self.export_config(), folder)

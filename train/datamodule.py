@@ -9,10 +9,9 @@ import torch
 from torch.utils.data import DataLoader
 from torchvision.transforms import v2
 
-from adapters.combo.factors import FactorTable
-from adapters.combo.manifest import read_manifest
-
-from .datasets import ComboLiteDataset, ManifestDataset
+from adapters.datasets.combo.factors import FactorTable
+from adapters.datasets.combo.manifest import read_manifest
+from train.datasets import ComboLiteDataset, ManifestDataset
 
 
 class ComboDataModule(pl.LightningDataModule):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import torch
 from torch.utils.data import Dataset
 
-from adapters.combo.factors import FactorTable
-from adapters.combo.manifest import ComboManifest
-from adapters.combo.render import ComboLiteRenderer
+from adapters.datasets.combo.factors import FactorTable
+from adapters.datasets.combo.manifest import ComboManifest
+from adapters.datasets.combo.render import ComboLiteRenderer
 
 
 class ComboLiteDataset(Dataset):

@@ -10,7 +10,7 @@ import lightning.pytorch as pl
 
 class ExportBackbone(pl.Callback):
     """dirpath: the export folder (model.safetensors + config.json), loadable by
-    adapters.combo.backbone.load_backbone and `specialists combo eval --checkpoint DIR`;
+    specialists.timm_backbone.load_backbone and `specialists combo eval --checkpoint DIR`;
     initial_dirpath: where to export the backbone before training (skipped when resuming)."""
 
     def __init__(self, dirpath: str = "runs/export-combo", initial_dirpath: str | None = None) -> None:

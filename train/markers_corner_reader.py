@@ -24,10 +24,10 @@ import json
 
 import numpy as np
 
-from adapters.markers.nets.corner_finder import BOX_LABELS
-from adapters.markers.nets.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
-from adapters.markers.nets.patch_reader import NONE, crop_patches
 from adapters.markers.draw.scenes import CROSSING_AT_LABEL, any_box_labels, box_training_scene
+from adapters.markers.general.nets.corner_finder import BOX_LABELS
+from adapters.markers.general.nets.corner_reader import CLASSES, PATCH, WEIGHTS, CornerReader
+from adapters.markers.general.nets.patch_reader import NONE, crop_patches
 from train.markers_corners import add_any_labels_option
 from train.markers_reader import add_small_labels_option, jittered, reader_loss, small_label_style
 from train.rendered_fit import SceneSamples, arguments, fit

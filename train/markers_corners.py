@@ -20,8 +20,8 @@ import argparse
 
 import numpy as np
 
-from adapters.markers.nets.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
 from adapters.markers.draw.scenes import any_box_labels, box_training_scene
+from adapters.markers.general.nets.corner_finder import CORNER_CLASSES, WEIGHTS, CornerFinder
 from train.markers_finder import SceneStream, train_heatmaps
 
 

@@ -18,7 +18,7 @@ import json
 
 import torch
 
-from adapters.markers.nets.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
+from adapters.markers.general.nets.centre_finder import WEIGHTS, CentreFinder, centre_loss, heat_targets, to_input
 from adapters.markers.labels import LABELS
 from train.rendered_fit import SceneSamples, arguments, fit
 

@@ -39,15 +39,23 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from adapters.markers.boxes.outline import OutlineMeasures
-from adapters.markers.boxes.measure import Rejections
-from adapters.markers.boxes import fit as fit_outline_module
-from adapters.markers.nets.corner_finder import BOX_LABELS, default_corner_finder
-from adapters.markers.nets.corner_reader import default_corner_reader
-from adapters.markers.boxes.outline_verifier import FEATURES, OVERRULABLE, WEIGHTS, OutlineVerifier, OutlineVerifierNet, features
-from adapters.markers.boxes.read import read_boxes
+
 from adapters.markers.draw.scenes import TrainingScene, box_training_scene
 from adapters.markers.draw.training_photos import photos_record, training_photos
+from adapters.markers.general.boxes import fit as fit_outline_module
+from adapters.markers.general.boxes.measure import Rejections
+from adapters.markers.general.boxes.outline import OutlineMeasures
+from adapters.markers.general.boxes.outline_verifier import (
+    FEATURES,
+    OVERRULABLE,
+    WEIGHTS,
+    OutlineVerifier,
+    OutlineVerifierNet,
+    features,
+)
+from adapters.markers.general.boxes.read import read_boxes
+from adapters.markers.general.nets.corner_finder import BOX_LABELS, default_corner_finder
+from adapters.markers.general.nets.corner_reader import default_corner_reader
 from train.rendered_fit import training_fonts
 
 TOLERANCE = 2.0  # px each coordinate of a drawn rectangle may be off

@@ -24,7 +24,7 @@ import json
 import numpy as np
 import torch
 
-from adapters.markers.nets.patch_reader import CLASSES, NONE, WEIGHTS, PatchReader, crop_patches
+from adapters.markers.general.nets.patch_reader import CLASSES, NONE, WEIGHTS, PatchReader, crop_patches
 from train.rendered_fit import SceneSamples, arguments, fit
 
 JITTER = 1.5  # px: marker centres are cropped up to this far off (the ring fit's error)

@@ -24,10 +24,10 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from adapters.markers.draw.fonts import available_fonts
-from adapters.markers.nets.glyphs import HELD_OUT_FONTS
 from adapters.markers.draw.scenes import TrainingScene, training_scene
 from adapters.markers.draw.training_photos import photos_record, training_photos
-from adapters.markers.nets.weights_file import TrainedNetwork
+from adapters.markers.general.nets.glyphs import HELD_OUT_FONTS
+from adapters.markers.general.nets.weights_file import TrainedNetwork
 from specialists.precision import bf16_is_fast
 
 

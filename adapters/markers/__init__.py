@@ -7,13 +7,13 @@ them for synthetic data, inpaint them away, or take known coordinates from a sid
     load_markers(path) -> {idx: {"image_1": {label: coords}}}   (--markers FILE)
 """
 
-from .draw.render import MarkerStyle, draw_boxes, draw_points
-from .find import find_markers, parse_question
-from .inpaint import inpaint_image, inpaint_markers
-from .labels import MARKER_TASKS, expected_markers, has_markers
-from .points.parse import parse_image
-from .sidecar import MarkersFileError, apply_markers, load_markers
-from .types import Marker, MarkerError, MarkerSet
+from adapters.markers.draw.render import MarkerStyle, draw_boxes, draw_points
+from adapters.markers.find import find_markers, parse_question
+from adapters.markers.general.points.parse import parse_image
+from adapters.markers.inpaint import inpaint_image, inpaint_markers
+from adapters.markers.labels import MARKER_TASKS, expected_markers, has_markers
+from adapters.markers.sidecar import MarkersFileError, apply_markers, load_markers
+from adapters.markers.types import Marker, MarkerError, MarkerSet
 
 __all__ = [
     "MARKER_TASKS", "Marker", "MarkerError", "MarkerSet", "MarkerStyle", "MarkersFileError", "apply_markers",

@@ -20,21 +20,20 @@ from typing import Mapping, Sequence
 import cv2
 import numpy as np
 
-from adapters.questions import MCQuestion
-
-from .blink_style.boxes import read_blink_boxes
-from .blink_style.points import read_blink_points
-from .boxes.outline_verifier import default_outline_verifier
-from .boxes.read import read_boxes
-from .labels import MARKER_TASKS, expected_markers, ring_colour
-from .nets.centre_finder import default_centre_finder
-from .nets.corner_finder import WEIGHTS as CORNER_WEIGHTS
-from .nets.corner_finder import default_corner_finder
-from .nets.corner_reader import default_corner_reader
-from .nets.glyphs import GlyphClassifier
-from .nets.patch_reader import default_patch_reader
-from .points import parse
-from .types import Marker, MarkerError, MarkerSet
+from adapters.core.questions import MCQuestion
+from adapters.markers.blink.boxes import read_blink_boxes
+from adapters.markers.blink.points import read_blink_points
+from adapters.markers.general.boxes.outline_verifier import default_outline_verifier
+from adapters.markers.general.boxes.read import read_boxes
+from adapters.markers.general.nets.centre_finder import default_centre_finder
+from adapters.markers.general.nets.corner_finder import WEIGHTS as CORNER_WEIGHTS
+from adapters.markers.general.nets.corner_finder import default_corner_finder
+from adapters.markers.general.nets.corner_reader import default_corner_reader
+from adapters.markers.general.nets.glyphs import GlyphClassifier
+from adapters.markers.general.nets.patch_reader import default_patch_reader
+from adapters.markers.general.points import parse
+from adapters.markers.labels import MARKER_TASKS, expected_markers, ring_colour
+from adapters.markers.types import Marker, MarkerError, MarkerSet
 
 # One parse per question object: rules ask for points and for clean images separately.
 _PARSED: dict[int, tuple[tuple, MarkerSet | MarkerError, dict]] = {}

@@ -6,9 +6,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from adapters.questions import MCQuestion
-
-from .types import Marker
+from adapters.core.questions import MCQuestion
+from adapters.markers.types import Marker
 
 # A sidecar gives positions only: rings are drawn with radius 5-15 px, so the annulus between
 # these radii holds the ring while the scene inside it (the point itself) is kept.
@@ -52,7 +51,7 @@ def inpaint_markers(question: MCQuestion, image_index: int) -> Image.Image:
     Uses find_markers (cached), so it raises MarkerError when the markers cannot be found. An
     image with no expected markers is returned unchanged.
     """
-    from .find import find_markers  # find imports this module's users; keep the import local
+    from adapters.markers.find import find_markers  # find imports this module's users; keep the import local
 
     found = find_markers(question)
     key = f"image_{image_index + 1}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adapters.questions import MCQuestion
+from adapters.core.questions import MCQuestion
 
 FAR_CORNER = "far"  # the corner finder's class of every drawn box's bottom-right corner (labelled or not)
 

@@ -8,7 +8,7 @@ Two formats, told apart by content:
 - plain JSON: {idx: {"image_1": {"A": [x, y], "B": [x0, y0, x1, y1], ...}}}.
 Result: {idx: {"image_1": {"A": (x, y) or (x0, y0, x1, y1)}}}, the shape of MCQuestion.markers.
 Coordinates are pixels of the image as a viewer displays it (its EXIF orientation applied, origin
-top left), the frame every question image is decoded in (adapters/image_decode.py).
+top left), the frame every question image is decoded in (adapters/core/image_decode.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from adapters.questions import MCQuestion
+from adapters.core.questions import MCQuestion
 
 Coordinates = dict[str, dict[str, dict[str, tuple[float, ...]]]]
 

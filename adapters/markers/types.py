@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from adapters.questions import QuestionError
+from adapters.core.questions import QuestionError
 
 
 class MarkerError(QuestionError):

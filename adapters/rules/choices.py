@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..questions import MCQuestion, QuestionError
+from adapters.core.questions import MCQuestion, QuestionError
 
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
 _IMAGE_CHOICE = re.compile(r"\b(first|second|third|fourth|fifth)\b|\bimage\s*#?\s*([1-5])\b", re.IGNORECASE)

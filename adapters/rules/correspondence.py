@@ -10,21 +10,20 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver, SolverOptions
+from adapters.core.spec import SpecialistSpec
+from adapters.rules.choices import letters_by_label
+from adapters.rules.points import marker_points, scene_image
 from specialists.sift import SiftMatcher
-
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver, SolverOptions
-from .choices import letters_by_label
-from .points import marker_points, scene_image
 
 MIN_INLIERS = 12
 
 
 class SiftCorrespondence(Solver):
-    specialist = "sift"
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
+    def __init__(self, options: SolverOptions, spec: SpecialistSpec) -> None:
+        super().__init__(options, spec)
         self.matcher = SiftMatcher()
 
     def decide(self, question: MCQuestion) -> Decision:

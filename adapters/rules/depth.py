@@ -6,13 +6,12 @@ lower in the image means closer. Dense-depth specialists answer through `dispari
 
 from __future__ import annotations
 
+from adapters.core.questions import Decision, MCQuestion
+from adapters.core.solver import Solver
+from adapters.rules.choices import letters_by_label
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.points import marker_points, scene_image
 from specialists.outputs import DisparityMap
-
-from ..questions import Decision, MCQuestion
-from ..solver import Solver
-from .choices import letters_by_label
-from .model_solver import ModelSolver
-from .points import marker_points, scene_image
 
 SAMPLE_RADIUS = 3.0
 
@@ -28,7 +27,6 @@ def disparity_decision(question: MCQuestion, disparity: DisparityMap, rule: str,
 class LowerIsCloser(Solver):
     """Scores each point by its image row: a monocular prior, no model."""
 
-    specialist = "lower_is_closer"
 
     def decide(self, question: MCQuestion) -> Decision:
         by_label = letters_by_label(question)
@@ -40,10 +38,8 @@ class LowerIsCloser(Solver):
 class DepthAnythingDepth(ModelSolver):
     """`depth.depth_anything_disparity`: Depth Anything disparity at the points, markers inpainted."""
 
-    specialist = "depth_anything"
     rule = "depth.depth_anything_disparity"
     inpaint = True
-    default_checkpoint = "depth-anything-v1-large"
 
     def build_tiny(self):
         from specialists.depth_anything import DepthAnything
@@ -69,6 +65,5 @@ class DepthAnythingDepth(ModelSolver):
 class DepthAnythingDepthRaw(DepthAnythingDepth):
     """The same on the image as drawn (markers left in), to measure what inpainting changes."""
 
-    specialist = "depth_anything_raw"
     rule = "depth.depth_anything_disparity_raw"
     inpaint = False

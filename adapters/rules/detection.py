@@ -24,12 +24,11 @@ from __future__ import annotations
 import torch
 from torchvision.ops import box_iou, nms
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.rules.choices import letter_for_word, letters_by_label
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.phrases import counted_object, localized_object, option_number, relation_triple
 from specialists.outputs import Detections
-
-from ..questions import Decision, MCQuestion, QuestionError
-from .choices import letter_for_word, letters_by_label
-from .model_solver import ModelSolver
-from .phrases import counted_object, localized_object, option_number, relation_triple
 
 NMS_IOU = 0.5  # boxes of one query overlapping more than this are one object
 
@@ -204,14 +203,10 @@ class DetectorTasks(ModelSolver):
 class Owlv2Tasks(DetectorTasks):
     """`owlv2`: OWLv2 (the default detector)."""
 
-    specialist = "owlv2"
-    default_checkpoint = "owlv2-base"
     detector = ("owlv2", "Owlv2Detector")
 
 
 class GroundingDinoTasks(DetectorTasks):
     """`grounding_dino`: Grounding DINO, the same rules on its boxes."""
 
-    specialist = "grounding_dino"
-    default_checkpoint = "grounding-dino-tiny"
     detector = ("grounding_dino", "GroundingDinoDetector")

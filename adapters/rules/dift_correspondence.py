@@ -12,14 +12,14 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import SolverOptions
+from adapters.core.spec import SpecialistSpec
+from adapters.rules.choices import letters_by_label
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.points import marker_points, scene_image
 from specialists.dift import PRESETS, DiftFeaturizer
 from specialists.outputs import FeatureMap
-
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import SolverOptions
-from .choices import letters_by_label
-from .model_solver import ModelSolver
-from .points import marker_points, scene_image
 
 PRESET_FOR_TASK = {
     "Visual_Correspondence": "geometric",
@@ -29,12 +29,10 @@ PRESET_FOR_TASK = {
 
 
 class DiftCorrespondence(ModelSolver):
-    specialist = "dift"
     rule = "correspondence.dift_cosine"
-    default_checkpoint = "sd-2-1"
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
+    def __init__(self, options: SolverOptions, spec: SpecialistSpec) -> None:
+        super().__init__(options, spec)
         self.presets = dict(PRESETS)
         if self.checkpoint.tiny_random:  # tiny UNet: small inputs, same block indices and timesteps
             self.presets = {k: replace(v, image_size=64, ensemble=2) for k, v in PRESETS.items()}

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import re
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.rules.choices import image_index
+from adapters.rules.model_solver import ModelSolver
 from specialists.dire import DireDetector
-
-from ..questions import Decision, MCQuestion, QuestionError
-from .choices import image_index
-from .model_solver import ModelSolver
 
 _REAL = re.compile(r"\b(real|authentic|genuine)\b", re.IGNORECASE)
 _FAKE = re.compile(r"\b(generated|fake|synthetic|synthesi[sz]ed|artificial)\b", re.IGNORECASE)
@@ -73,9 +72,7 @@ def classifier_for(adm_checkpoint: str, choice: str) -> str:
 class DireForensics(ModelSolver):
     """`forensic.dire_classifier`: DIRE classifier logit per image, argmin/argmax by polarity."""
 
-    specialist = "dire"
     rule = "forensic.dire_classifier"
-    default_checkpoint = "adm-256-uncond"
     uses_classifier = True
 
     @property
@@ -131,6 +128,5 @@ class DireForensics(ModelSolver):
 class DireReconstructionError(DireForensics):
     """`forensic.dire_reconstruction_error`: the same inversion, scored by the raw error alone."""
 
-    specialist = "dire_error"
     rule = "forensic.dire_reconstruction_error"
     uses_classifier = False

@@ -18,9 +18,9 @@ import re
 import cv2
 import numpy as np
 
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver
-from .choices import image_options
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver
+from adapters.rules.choices import image_options
 
 DARK = 16  # a pixel whose brightest channel is below this is part of the blacked-out corner
 PIECE_DARK = 40  # looser: confirming a corner of known size only needs most of it dark
@@ -122,7 +122,6 @@ def to_lower_right(image: np.ndarray, bottom: bool, right: bool) -> np.ndarray:
 class JigsawSeam(Solver):
     """`jigsaw.seam_continuity`: the candidate whose borders continue the image beside the hole."""
 
-    specialist = "seam"
     rule = "jigsaw.seam_continuity"
 
     def decide(self, question: MCQuestion) -> Decision:

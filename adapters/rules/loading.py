@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from adapters.core.solver import SolverOptions
 from checkpoints import CheckpointRef
-
-from ..solver import SolverOptions
 
 Model = TypeVar("Model")
 TINY_RANDOM = "tiny-random"

@@ -4,18 +4,15 @@
 
 from __future__ import annotations
 
+from adapters.core.questions import Decision, MCQuestion
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.multiview import _frames, essential_decision, flow_decision
 from specialists.loftr import LoFTRMatcher
 from specialists.outputs import Matches
 
-from ..questions import Decision, MCQuestion
-from .model_solver import ModelSolver
-from .multiview import _frames, essential_decision, flow_decision
-
 
 class LoFTREssential(ModelSolver):
-    specialist = "loftr"
     rule = "multiview.loftr_essential"
-    default_checkpoint = "loftr-outdoor"
 
     def build_tiny(self):
         return LoFTRMatcher.tiny(self.options.seed, self.options.device, **self._input_settings())
@@ -37,7 +34,6 @@ class LoFTREssential(ModelSolver):
 
 
 class LoFTRFlow(LoFTREssential):
-    specialist = "loftr_flow"
     rule = "multiview.loftr_flow"
 
     def decision(self, question: MCQuestion, output: Matches) -> Decision:

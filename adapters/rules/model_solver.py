@@ -14,12 +14,12 @@ import abc
 from pathlib import Path
 from typing import Any, Sequence
 
+from adapters.core.questions import Decision, MCQuestion
+from adapters.core.solver import Solver, SolverOptions
+from adapters.core.spec import SpecialistSpec
+from adapters.rules.loading import load_weights
 from checkpoints import CheckpointRef
 from specialists.feature_cache import FeatureCache
-
-from ..questions import Decision, MCQuestion
-from ..solver import Solver, SolverOptions
-from .loading import load_weights
 
 
 def open_feature_cache(options: SolverOptions) -> FeatureCache | None:
@@ -36,10 +36,9 @@ class ModelSolver(Solver):
     """Subclasses set `specialist`, `rule`, `default_checkpoint` and implement the four hooks."""
 
     rule: str = ""
-    default_checkpoint: str = ""
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
+    def __init__(self, options: SolverOptions, spec: SpecialistSpec) -> None:
+        super().__init__(options, spec)
         self.model, self._checkpoint = load_weights(options, self.default_checkpoint, self.build_tiny, self.build_real)
         self.feature_cache = open_feature_cache(options)
         use_cache = getattr(self.model, "use_cache", None)  # wrappers on the engine; others ignore --cache

@@ -11,12 +11,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver, SolverOptions
+from adapters.core.spec import SpecialistSpec
+from adapters.rules.choices import letter_for_word
 from specialists.outputs import Matches
 from specialists.sift import SiftMatcher
-
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver, SolverOptions
-from .choices import letter_for_word
 
 MIN_MATCHES = 8
 
@@ -103,12 +103,11 @@ def _frames(question: MCQuestion):
 class EssentialDirection(Solver):
     """`multiview.essential_direction` on SIFT matches."""
 
-    specialist = "essential"
     rule = "multiview.essential_direction"
     flow_rule = "multiview.mean_horizontal_flow"
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
+    def __init__(self, options: SolverOptions, spec: SpecialistSpec) -> None:
+        super().__init__(options, spec)
         self.matcher = SiftMatcher()
 
     def decide(self, question: MCQuestion) -> Decision:
@@ -119,7 +118,6 @@ class EssentialDirection(Solver):
 class MeanFlowDirection(EssentialDirection):
     """`multiview.mean_horizontal_flow` on SIFT matches."""
 
-    specialist = "flow"
     rule = "multiview.mean_horizontal_flow"
 
     def decide(self, question: MCQuestion) -> Decision:

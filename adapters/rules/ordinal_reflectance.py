@@ -7,20 +7,17 @@ B with the IIW threshold and maps the options by their text.
 
 from __future__ import annotations
 
+from adapters.core.questions import Decision, MCQuestion
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.points import scene_image
+from adapters.rules.reflectance import reflectance_decision
 from specialists.outputs import IntrinsicLayers
-
-from ..questions import Decision, MCQuestion
-from .model_solver import ModelSolver
-from .points import scene_image
-from .reflectance import reflectance_decision
 
 
 class OrdinalShadingReflectance(ModelSolver):
     """`reflectance.ordinal_shading_iid`: ordinal-shading v1 albedo at A and B, IIW rule (delta 0.10)."""
 
-    specialist = "ordinal_shading"
     rule = "reflectance.ordinal_shading_iid"
-    default_checkpoint = "ordinal-shading-v1"
 
     def build_tiny(self):
         from specialists.ordinal_shading import OrdinalShading

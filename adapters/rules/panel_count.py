@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver
-from ..tasks import MARVEL_COUNT_TASKS
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver
+from adapters.core.tasks import MARVEL_COUNT_TASKS
 
 
 class PanelCount(Solver):
-    specialist = "panel_count"
     rule = "marvel.count_panels"
 
     def decide(self, question: MCQuestion) -> Decision:

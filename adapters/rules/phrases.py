@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..questions import MCQuestion, QuestionError
+from adapters.core.questions import MCQuestion, QuestionError
 
 # canonical relation -> the phrasings that mean it, longest first when they share words
 RELATIONS: dict[str, tuple[str, ...]] = {

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from PIL import Image
 
+from adapters.core.questions import MCQuestion
 from adapters.markers import find_markers, inpaint_markers
-from ..questions import MCQuestion
 
 
 def marker_points(question: MCQuestion, image_index: int, labels: list[str]) -> dict[str, tuple[float, float]]:

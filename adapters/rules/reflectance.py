@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver, SolverOptions
+from adapters.core.spec import SpecialistSpec
+from adapters.rules.choices import letter_for_word, point_label
+from adapters.rules.points import marker_points, scene_image
 from specialists.outputs import IntrinsicLayers
 from specialists.retinex import Retinex
-
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver, SolverOptions
-from .choices import letter_for_word, point_label
-from .points import marker_points, scene_image
 
 IIW_DELTA = 0.10
 SAMPLE_RADIUS = 3.0
@@ -58,10 +58,9 @@ def reflectance_decision(question: MCQuestion, layers: IntrinsicLayers, rule: st
 class RetinexReflectance(Solver):
     """`reflectance.retinex_iid`: colour Retinex albedo at A and B, IIW rule."""
 
-    specialist = "retinex"
 
-    def __init__(self, options: SolverOptions) -> None:
-        super().__init__(options)
+    def __init__(self, options: SolverOptions, spec: SpecialistSpec) -> None:
+        super().__init__(options, spec)
         self.retinex = Retinex()
 
     def decide(self, question: MCQuestion) -> Decision:

@@ -14,12 +14,11 @@ option names (BLINK's first). Two specialists answer:
 
 from __future__ import annotations
 
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.rules.choices import image_options
+from adapters.rules.model_solver import ModelSolver
 from specialists.outputs import Embedding
 from specialists.style_gram import StyleGrams, style_distance
-
-from ..questions import Decision, MCQuestion, QuestionError
-from .choices import image_options
-from .model_solver import ModelSolver
 
 
 def reference_and_options(question: MCQuestion) -> tuple[int, dict[str, int]]:
@@ -45,9 +44,7 @@ class _CompareToReference(ModelSolver):
 
 
 class DinoSimilarity(_CompareToReference):
-    specialist = "dinov2"
     rule = "similarity.dinov2_cosine"
-    default_checkpoint = "dinov2-small"
 
     def build_tiny(self):
         from specialists.dinov2 import Dinov2Embedder
@@ -67,9 +64,7 @@ class DinoSimilarity(_CompareToReference):
 
 
 class VggStyleSimilarity(_CompareToReference):
-    specialist = "vgg_gram"
     rule = "art_style.gram_distance"
-    default_checkpoint = "vgg19.tv_in1k"
 
     def build_tiny(self):
         from specialists.style_gram import VggStyle
@@ -89,9 +84,7 @@ class VggStyleSimilarity(_CompareToReference):
 
 
 class DreamSimSimilarity(_CompareToReference):
-    specialist = "dreamsim"
     rule = "similarity.dreamsim_distance"
-    default_checkpoint = "dreamsim-dino-vitb16"
     backbone_checkpoint = "vit_base_patch16_224.dino"
 
     @property

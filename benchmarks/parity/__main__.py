@@ -17,9 +17,8 @@ from pathlib import Path
 
 import torch
 
+from benchmarks.parity.common import checkout_commit
 from benchmarks.record import RESULTS
-
-from .common import checkout_commit
 
 FAMILIES = ("depth_anything_v1", "depth_anything_v2", "loftr", "dift", "dire", "ordinal_shading")
 PARITY_FILE = RESULTS / "parity.jsonl"

@@ -22,7 +22,8 @@ from typing import Callable, Iterator
 import numpy as np
 import torch
 
-from .common import Patches, dense_errors, official_code, specialists_home, worst
+from adapters.core.registry import get
+from benchmarks.parity.common import Patches, dense_errors, official_code, specialists_home, worst
 
 REPO = Path(__file__).resolve().parents[2]
 SIZES = {  # encoder: (features, out_channels), as the official model_configs
@@ -121,8 +122,8 @@ def question_for(image_file: Path, index: int):
     draws them, at seeded places away from the border and from each other."""
     from PIL import Image
 
+    from adapters.core.questions import MCQuestion, QuestionSource
     from adapters.markers.draw.render import draw_points
-    from adapters.questions import MCQuestion, QuestionSource
 
     image = Image.open(image_file).convert("RGB")
     width, height = image.size
@@ -159,9 +160,9 @@ def compare_family(sides: dict[str, Side], small: str, large: str, images: list[
     """Run `large` on the chosen full-size image and `small` on the rest; the line's body."""
     from PIL import Image
 
-    from adapters.rules.depth import DepthAnythingDepth, disparity_decision
+    from adapters.core.solver import SolverOptions
+    from adapters.rules.depth import disparity_decision
     from adapters.rules.points import scene_image
-    from adapters.solver import SolverOptions
     from specialists.outputs import DisparityMap
 
     home = workdir / "home"
@@ -179,7 +180,7 @@ def compare_family(sides: dict[str, Side], small: str, large: str, images: list[
             name = f"depth-anything-{side.version}-{NAMES[encoder]}-pth"
             import_release_file(name, release, home)
             with specialists_home(home):
-                ours = DepthAnythingDepth(SolverOptions(checkpoint=name, batch_size=1))
+                ours = get("depth_anything").build(SolverOptions(checkpoint=name, batch_size=1))
             loaded[encoder] = (model, ours, name)
         model, ours, name = loaded[encoder]
         question = question_for(image_file, i)

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .common import Patches, official_code
-from .depth_anything_v1 import SIZES, Side, compare_family
+from benchmarks.parity.common import Patches, official_code
+from benchmarks.parity.depth_anything_v1 import SIZES, Side, compare_family
 
 
 def v2_side(checkout: Path, encoder: str) -> Side:

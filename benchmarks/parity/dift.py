@@ -4,7 +4,7 @@ One SD 2.1 pipeline folder with seeded random weights (`sd21_layout`) is importe
 `sd-2-1` (`specialists checkpoints import --link`) and given to the official `SDFeaturizer4Eval`
 (the featurizer of eval_spair.py / eval_hpatches.py, which also does its own PIL resize) as its
 `sd_id`, a local folder, so nothing is downloaded. Ours runs as the solver builds it
-(`DiftCorrespondence(SolverOptions(checkpoint="sd-2-1"))`), through the batched engine.
+(`get("dift").build(SolverOptions(checkpoint="sd-2-1"))`), through the batched engine.
 
 The noise. DIFT draws the VAE posterior sample and then the forward-process noise at t, each
 (ensemble, 4, S/8, S/8), from torch's global generator. Ours draws the same two tensors, in the
@@ -37,8 +37,9 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, worst
-from .sd21_layout import write_sd21_folder
+from adapters.core.registry import get
+from benchmarks.parity.common import Patches, dense_errors, official_code, worst
+from benchmarks.parity.sd21_layout import write_sd21_folder
 
 SEED = 0
 FULL = (768, 8)  # (side, ensemble): the paper's
@@ -155,8 +156,7 @@ def _official_runs(featurizer, pictures: dict, runs: list, features: dict) -> No
 
 
 def _our_features(folder: Path, pictures: dict, runs: list, workdir: Path) -> dict:
-    from adapters.rules.dift_correspondence import DiftCorrespondence
-    from adapters.solver import SolverOptions
+    from adapters.core.solver import SolverOptions
     from specialists.dift import DiftPreset
 
     env = {**os.environ, "SPECIALISTS_HOME": str(workdir / "home")}
@@ -165,7 +165,7 @@ def _our_features(folder: Path, pictures: dict, runs: list, workdir: Path) -> di
     old_home = os.environ.get("SPECIALISTS_HOME")
     os.environ["SPECIALISTS_HOME"] = env["SPECIALISTS_HOME"]
     try:
-        model = DiftCorrespondence(SolverOptions(checkpoint="sd-2-1", seed=SEED, batch_size=1)).model
+        model = get("dift").build(SolverOptions(checkpoint="sd-2-1", seed=SEED, batch_size=1)).model
     finally:
         os.environ.pop("SPECIALISTS_HOME") if old_home is None else os.environ.update(SPECIALISTS_HOME=old_home)
     features = {}

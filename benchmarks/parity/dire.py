@@ -30,7 +30,7 @@ import torch
 import torch.distributed as dist
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, worst
+from benchmarks.parity.common import Patches, dense_errors, official_code, worst
 
 SEED = 0
 # compute_dire.sh's MODEL_FLAGS, but use_fp16 False: fp16 is its CUDA setting; both sides run fp32 here
@@ -119,10 +119,14 @@ def _flags(variant: dict) -> dict:
 
 
 def _official_adm(flags: dict, steps: int):
-    from guided_diffusion.script_util import args_to_dict, create_model_and_diffusion, model_and_diffusion_defaults
-
-    from guided_diffusion.script_util import add_dict_to_argparser
     import argparse
+
+    from guided_diffusion.script_util import (
+        add_dict_to_argparser,
+        args_to_dict,
+        create_model_and_diffusion,
+        model_and_diffusion_defaults,
+    )
 
     parser = argparse.ArgumentParser()
     add_dict_to_argparser(parser, model_and_diffusion_defaults())
@@ -291,7 +295,7 @@ def _questions(n_images: int) -> list[tuple[str, list[int]]]:
 
 
 def _decisions(rows: list[dict]) -> dict:
-    from adapters.questions import MCQuestion, QuestionSource
+    from adapters.core.questions import MCQuestion, QuestionSource
     from adapters.rules.forensic import forensic_decision
 
     agree, answers = 0, []

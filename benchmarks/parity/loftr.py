@@ -28,7 +28,7 @@ import cv2
 import torch
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, specialists_home, worst
+from benchmarks.parity.common import Patches, dense_errors, official_code, specialists_home, worst
 
 SEED = 0
 THRESHOLDS = (0.2, 0.0)  # the released one; 0 keeps every mutual nearest neighbour
@@ -49,7 +49,7 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     frames = _frames(image_pairs(images), workdir)
     frames = frames[:1] + [(_smaller(a, workdir), _smaller(b, workdir)) for a, b in frames[1:]]
     with specialists_home(workdir / "home"):
-        from specialists.cli import main as cli
+        from adapters.cli.main import main as cli
 
         with contextlib.redirect_stdout(io.StringIO()):  # stdout carries the parity line alone
             imported = cli(["checkpoints", "import", "loftr-outdoor", str(weights)])
@@ -105,8 +105,8 @@ def _official_model(official: Path, patches: Patches):
 
 
 def _our_solver():
-    from adapters.registry import get
-    from adapters.solver import SolverOptions
+    from adapters.core.registry import get
+    from adapters.core.solver import SolverOptions
 
     return get("loftr_flow").build(SolverOptions(checkpoint="loftr-outdoor"))
 
@@ -140,7 +140,7 @@ def _smaller(path: Path, workdir: Path) -> Path:
 
 
 def _question(idx: str, pair: tuple[Path, Path]):
-    from adapters.questions import MCQuestion, QuestionSource, decode_image
+    from adapters.core.questions import MCQuestion, QuestionSource, decode_image
 
     def load() -> list[Image.Image]:
         return [decode_image(p.read_bytes(), idx=idx, column=f"image_{i + 1}") for i, p in enumerate(pair)]

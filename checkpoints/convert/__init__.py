@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..formats import FORMATS, WeightFormatError, check_fits, container
-from .common import StateDictError, load_torch_file, reading, tensor_dict
+from checkpoints.convert.common import StateDictError, load_torch_file, reading, tensor_dict
+from checkpoints.formats import FORMATS, WeightFormatError, check_fits, container
 
 
 def _json_folder(path: Path) -> None:
@@ -37,10 +37,10 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
     """Check that `path` holds weights in format `fmt` (the manifest's `format`); `files`: a
     folder entry's files, in order (the ordinal-shading stages); `name`: the checkpoint's, which
     for format "timm" is its timm model, whose every tensor the file must hold."""
-    from .adm import read_adm_state_dict
-    from .dire import dire_state_dict
-    from .loftr import loftr_state_dict
-    from .ordinal_shading import STAGE_ORDER, ordinal_shading_stage, ordinal_shading_v1
+    from checkpoints.convert.adm import read_adm_state_dict
+    from checkpoints.convert.dire import dire_state_dict
+    from checkpoints.convert.loftr import loftr_state_dict
+    from checkpoints.convert.ordinal_shading import STAGE_ORDER, ordinal_shading_stage, ordinal_shading_v1
 
     path = Path(path)
     if fmt not in FORMATS:
@@ -48,30 +48,30 @@ def validate(fmt: str, path: str | Path, files: tuple[str, ...] | list[str] = ()
     check_fits(path, [fmt])  # a text or empty file is refused here, before any library reads it
     if fmt in ("diffusers", "transformers"):
         _json_folder(path)
-        from .pretrained_folders import check_diffusers_folder, check_transformers_folder
+        from checkpoints.convert.pretrained_folders import check_diffusers_folder, check_transformers_folder
 
         (check_diffusers_folder if fmt == "diffusers" else check_transformers_folder)(path)
     elif fmt == "timm":
         _safetensors(path) if container(path) == "safetensors" else _plain_state_dict(path)
         if name is not None:
-            from .timm_weights import check_fits_timm
+            from checkpoints.convert.timm_weights import check_fits_timm
 
             check_fits_timm(name, path)
     elif fmt in ("torchvision-state-dict", "timm-state-dict"):
         _plain_state_dict(path)
     elif fmt == "depth-anything-pth":
-        from .depth_anything import official_state_dict, release_version
+        from checkpoints.convert.depth_anything import official_state_dict, release_version
 
         release_version(path)
         official_state_dict(path)
     elif fmt == "loftr-lightning":
         loftr_state_dict(path)
     elif fmt == "peft-lora":
-        from .lora import read_lora_adapter
+        from checkpoints.convert.lora import read_lora_adapter
 
         read_lora_adapter(path)
     elif fmt == "torchvision-vgg19":
-        from .vgg import vgg19_state_dict
+        from checkpoints.convert.vgg import vgg19_state_dict
 
         vgg19_state_dict(path)
     elif fmt == "dire-resnet50":

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..formats import FORMATS
-from .common import StateDictError, load_strictly, load_torch_file, strip_common_prefix, tensor_dict
+from checkpoints.convert.common import StateDictError, load_strictly, load_torch_file, strip_common_prefix, tensor_dict
+from checkpoints.formats import FORMATS
 
 
 @dataclass(frozen=True)

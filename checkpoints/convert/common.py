@@ -7,7 +7,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..formats import FIX, FORMATS, StateDictError, WeightFormatError, check_fits, check_torch_file, wrong_format
+from checkpoints.formats import (
+    FIX,
+    FORMATS,
+    StateDictError,
+    WeightFormatError,
+    check_fits,
+    check_torch_file,
+    wrong_format,
+)
 
 __all__ = ["StateDictError", "WeightFormatError", "load_torch_file", "tensor_dict", "wrong_format"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..formats import FORMATS
-from .common import StateDictError, load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from checkpoints.convert.common import StateDictError, load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from checkpoints.formats import FORMATS
 
 # the encoder blocks (0-based) whose outputs the v2 head reads, by encoder width
 V2_BLOCKS = {384: (2, 5, 8, 11), 768: (2, 5, 8, 11), 1024: (4, 11, 17, 23)}
@@ -129,7 +129,7 @@ def depth_anything_from_official(path: str | Path, dtype=None):
     from PIL import Image
     from transformers import DepthAnythingForDepthEstimation, DPTImageProcessor
 
-    from .common import load_strictly
+    from checkpoints.convert.common import load_strictly
 
     version = release_version(path)
     state = official_state_dict(path)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..formats import FORMATS
-from .common import load_strictly, load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from checkpoints.convert.common import load_strictly, load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from checkpoints.formats import FORMATS
 
 
 def dire_state_dict(path: str | Path) -> dict:

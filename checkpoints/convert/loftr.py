@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..formats import FORMATS
-from .common import StateDictError, load_torch_file, tensor_dict
+from checkpoints.convert.common import StateDictError, load_torch_file, tensor_dict
+from checkpoints.formats import FORMATS
 
 PREFIX = "matcher."
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import torch
 
-from ..formats import check_fits
-from .common import StateDictError, load_torch_file, reading, tensor_dict
+from checkpoints.convert.common import StateDictError, load_torch_file, reading, tensor_dict
+from checkpoints.formats import check_fits
 
 _LORA_KEY = re.compile(r"(?:^|\.)blocks\.(\d+)\.attn\.qkv\.lora_([AB])\.weight$")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..formats import FORMATS
-from .common import StateDictError, load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from checkpoints.convert.common import StateDictError, load_torch_file, require_shape, strip_common_prefix, tensor_dict
+from checkpoints.formats import FORMATS
 
 FIRST_CONV = "pretrained.layer1.0.weight"  # ResNeXt conv1 / EfficientNet conv_stem
 LAST_CONV = "scratch.output_conv.4.weight"  # the 1x1 output convolution

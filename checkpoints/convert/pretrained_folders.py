@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..formats import FORMATS, check_fits
-from .common import StateDictError, complete_load, reading
+from checkpoints.convert.common import StateDictError, complete_load, reading
+from checkpoints.formats import FORMATS, check_fits
 
 
 def _json_object(path: Path) -> dict:

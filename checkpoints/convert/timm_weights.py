@@ -15,8 +15,8 @@ def create_timm_model(name: str, path: str | Path, **kwargs):
     """timm.create_model(name, pretrained=True) with the weights read from `path` only."""
     import timm
 
-    from ..formats import FORMATS, WeightFormatError, check_fits, container, describe
-    from .common import reading
+    from checkpoints.convert.common import reading
+    from checkpoints.formats import FORMATS, WeightFormatError, check_fits, container, describe
 
     path = Path(path)
     check_fits(path, ["timm"])
@@ -36,8 +36,8 @@ def create_timm_model(name: str, path: str | Path, **kwargs):
 
 def _shapes_in_file(path: Path) -> dict[str, tuple[int, ...]]:
     """{tensor name: shape} of a safetensors or torch state-dict file, read without building a model."""
-    from ..formats import FORMATS, container
-    from .common import load_torch_file, reading, strip_common_prefix, tensor_dict
+    from checkpoints.convert.common import load_torch_file, reading, strip_common_prefix, tensor_dict
+    from checkpoints.formats import FORMATS, container
 
     expected = FORMATS["timm"].description
     if container(path) == "safetensors":
@@ -57,7 +57,7 @@ def check_fits_timm(name: str, path: str | Path) -> None:
     import timm
     import torch
 
-    from .common import StateDictError
+    from checkpoints.convert.common import StateDictError
 
     path = Path(path)
     got = _shapes_in_file(path)

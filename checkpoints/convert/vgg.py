@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..formats import FORMATS
-from .common import StateDictError, load_torch_file, strip_common_prefix, tensor_dict
+from checkpoints.convert.common import StateDictError, load_torch_file, strip_common_prefix, tensor_dict
+from checkpoints.formats import FORMATS
 
 
 def vgg19_state_dict(path: str | Path) -> dict:

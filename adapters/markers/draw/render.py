@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from .fonts import available_fonts, font_by_name, text_mask
+from adapters.markers.draw.fonts import available_fonts, font_by_name, text_mask
 
 SIDES = ("right", "left", "top", "bottom", "top-right", "top-left", "bottom-right", "bottom-left")
 

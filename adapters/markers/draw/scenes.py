@@ -23,13 +23,12 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from adapters.synthetic.textures import procedural_texture
-
-from ..labels import FAR_CORNER, REF
-from .blink import BlinkStyle, blink_jpeg, draw_blink_points
-from .fonts import font_by_name, text_mask
-from .render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
-from .training_photos import tinted
+from adapters.markers.blink.draw import BlinkStyle, blink_jpeg, draw_blink_points
+from adapters.markers.draw.fonts import font_by_name, text_mask
+from adapters.markers.draw.render import MarkerStyle, draw_boxes, draw_points, draw_points_layout
+from adapters.markers.draw.textures import procedural_texture
+from adapters.markers.draw.training_photos import tinted
+from adapters.markers.labels import FAR_CORNER, REF
 
 PHOTOS = Path(__file__).resolve().parents[4] / "shared" / "data" / "images"
 
