@@ -8,7 +8,7 @@ reflectance (500 px, white rings), correspondence (600-1400 px, "REF" or A-D, ma
 the image over a range, since that geometry is inferred). A quarter of the markers lie near an
 edge (labels cut by the top edge or written under the ring, shifted at the sides); those are
 counted apart. Each image is read by the BLINK-style pass alone and by the whole marker step
-(that pass, then the general parser for what it leaves: find.parse_blink_first). The general
+(that pass, then the general parser for what it leaves: find.blink_first). The general
 parser alone is timed on the first --general-sample images of each family, the step as it
 stood before the BLINK-style pass (`general_parser_seconds_per_image`, and the ratio).
 A marker is right within 2 px; a wrong one is placed elsewhere (never acceptable).
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.markers.blink.points import read_blink_points  # noqa: E402
 from adapters.markers.draw.scenes import BLINK_FAMILIES, blink_style_case, load_photos, photos_warning  # noqa: E402
-from adapters.markers.find import parse_blink_first  # noqa: E402
+from adapters.markers.find import blink_first  # noqa: E402
 from adapters.markers.general.points.parse import parse_image  # noqa: E402
 from benchmarks.record import Recorder  # noqa: E402
 
@@ -74,7 +74,7 @@ def evaluate(n: int = 300, seed: int = 0, families=tuple(BLINK_FAMILIES), photos
             seconds["blink_style"] += time.perf_counter() - started
             tally["questions_blink_style"] += _score(first.markers, points, near_edge, tally, "blink_style_")
             started = time.perf_counter()
-            whole = parse_blink_first(image, list(points), colour)
+            whole = blink_first(image, "point", list(points), colour)
             seconds["whole_step"] += time.perf_counter() - started
             sources.update(m.source for m in whole.markers.values())
             tally["questions_whole_step"] += _score(whole.markers, points, near_edge, tally, "whole_step_")

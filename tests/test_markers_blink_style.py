@@ -19,7 +19,7 @@ from adapters.markers.blink.points import read_blink_points
 from adapters.markers.blink.ring_evidence import ring_evidence, ring_pixels
 from adapters.markers.draw.render import MarkerStyle, draw_points, draw_points_layout
 from adapters.markers.draw.textures import procedural_texture
-from adapters.markers.find import parse_blink_first
+from adapters.markers.find import blink_first
 
 
 def photo_like(seed: int, height: int = 375, width: int = 500) -> np.ndarray:
@@ -157,12 +157,12 @@ def test_two_rings_read_as_one_label_place_neither():
 
 def test_another_drawing_style_is_left_to_the_general_parser():
     """Markers drawn in another style: the BLINK pass places nothing, the general parser places
-    them (parse_blink_first)."""
+    them (blink_first)."""
     style = MarkerStyle(colour=(255, 0, 0), radius=8, font="hershey-simplex", label_height=12)
     points = {"A": (80.0, 70.0), "B": (220.0, 160.0)}
     drawn = draw_points(np.full((240, 320, 3), 110, np.uint8), points, style)
     assert not read_blink_points(drawn, ["A", "B"]).markers
-    parsed = parse_blink_first(drawn, ["A", "B"], RED)
+    parsed = blink_first(drawn, "point", ["A", "B"], RED)
     assert {m.source for m in parsed.markers.values()} != {"blink_style"}
     assert all(near(parsed.markers[label], xy, 2.0) for label, xy in points.items())
 
@@ -194,7 +194,7 @@ def test_a_label_box_with_a_red_blob_at_blinks_offset_is_not_taken_for_blinks_ma
     drawn, points = _label_left_of_its_ring_over_red_blobs(seed)
     read = read_blink_points(drawn, ["A", "B"])
     assert all(near(marker, points[label], 2.0) for label, marker in read.markers.items())
-    parsed = parse_blink_first(drawn, ["A", "B"], RED)
+    parsed = blink_first(drawn, "point", ["A", "B"], RED)
     assert all(near(parsed.markers[label], xy, 2.0) for label, xy in points.items())
 
 

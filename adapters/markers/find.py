@@ -58,52 +58,44 @@ def known_markers(question: MCQuestion) -> MarkerSet:
     return MarkerSet(question.idx, images)
 
 
-def parse_blink_first(rgb: np.ndarray, labels: Sequence[str], colour: Sequence[int],
-                      classifier: GlyphClassifier | None = None) -> parse.ImageParse:
-    """Points on a BLINK image: BLINK's own drawing read first (blink_style.points, source
-    "blink_style"); the labels it leaves go to the general parser (parse_image), whose markers
-    are taken for those labels only, and not on a ring the first pass gave another label."""
-    first = read_blink_points(rgb, labels, colour)
+def general_read(rgb: np.ndarray, kind: str, labels: Sequence[str], classifier: GlyphClassifier | None = None,
+                 corner_finder=None) -> parse.ImageParse:
+    """The general parser (markers/general/): drawings of any style, read by its networks and
+    thresholds. Points: parse_image; boxes: read_boxes (needs the corner finder)."""
+    if kind == "box":
+        if corner_finder is None:
+            why = (f"the corner finder's weights ({CORNER_WEIGHTS}) are not installed: make them with "
+                   "`python -m train.markers_corners`, or give the boxes with --markers FILE")
+            return parse.ImageParse({}, {label: why for label in labels}, [], [])
+        markers, missing, outlines = read_boxes(rgb, list(labels), corner_finder)
+        return parse.ImageParse(markers, missing, [], [], outlines)
+    return parse.parse_image(rgb, list(labels), classifier)
+
+
+def blink_first(rgb: np.ndarray, kind: str, labels: Sequence[str], colour: Sequence[int],
+                classifier: GlyphClassifier | None = None, corner_finder=None) -> parse.ImageParse:
+    """A BLINK task's image: BLINK's own drawing read first (markers/blink/, source "blink_style");
+    the labels it leaves, and only those, fall back to the general parser (`general_read`). A
+    point the fallback puts on a ring the first pass gave another label is not taken."""
+    first = read_blink_boxes(rgb, labels) if kind == "box" else read_blink_points(rgb, labels, colour)
     if not first.missing:
         return parse.ImageParse(dict(first.markers), {}, [], [])
-    rest = parse.parse_image(rgb, list(labels), classifier)
+    rest = general_read(rgb, kind, labels, classifier, corner_finder)
+    name = "general reader" if kind == "box" else "general parser"
     markers, missing = dict(first.markers), {}
-    for label in first.missing:
+    for label, why in first.missing.items():
         marker = rest.markers.get(label)
-        taken = marker is not None and any(
+        taken = kind == "point" and marker is not None and any(
             float(np.hypot(marker.xy[0] - m.xy[0], marker.xy[1] - m.xy[1])) <= (m.radius or 5.0) + 2
             for m in first.markers.values())
         if marker is not None and not taken:
             markers[label] = marker
         elif marker is not None:
-            missing[label] = (f"BLINK's style: {first.missing[label]}; general parser: placed on a ring BLINK's "
-                              "style gives another label")
-        elif label in rest.missing:
-            missing[label] = f"BLINK's style: {first.missing[label]}; general parser: {rest.missing[label]}"
+            missing[label] = f"BLINK's style: {why}; {name}: placed on a ring BLINK's style gives another label"
+        elif label in rest.missing or kind == "box":
+            missing[label] = f"BLINK's style: {why}; {name}: {rest.missing.get(label, 'not placed')}"
         # else neither pass accounts for it: parse_question's safety net says so
     return replace(rest, markers=markers, missing=missing)
-
-
-def boxes_blink_first(rgb: np.ndarray, labels: Sequence[str], corner_finder) -> parse.ImageParse:
-    """Boxes on a BLINK image: BLINK's own drawing read first (blink_style.boxes, source
-    "blink_style"); the labels it leaves go to the general box reader (boxes.read.read_boxes),
-    whose boxes are taken for those labels only."""
-    first = read_blink_boxes(rgb, labels)
-    if not first.missing:
-        return parse.ImageParse(dict(first.markers), {}, [], [])
-    if corner_finder is None:
-        hint = (f"general reader: the corner finder's weights ({CORNER_WEIGHTS}) are not installed: make them with "
-                "`python -m train.markers_corners`, or give the boxes with --markers FILE")
-        return parse.ImageParse(dict(first.markers), {label: f"BLINK's style: {why}; {hint}"
-                                                      for label, why in first.missing.items()}, [], [])
-    markers, missing, outlines = read_boxes(rgb, list(labels), corner_finder)
-    placed, left = dict(first.markers), {}
-    for label, why in first.missing.items():
-        if label in markers:
-            placed[label] = markers[label]
-        else:
-            left[label] = f"BLINK's style: {why}; general reader: {missing.get(label, 'not placed')}"
-    return parse.ImageParse(placed, left, [], [], outlines)
 
 
 # Long side (px) markers are looked for at: BLINK's images are smaller; a larger one is read
@@ -137,7 +129,7 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
                    classifier: GlyphClassifier | None = None) -> tuple[MarkerSet, dict[str, parse.ImageParse]]:
     """Parse the drawn markers of every image: (markers found, per-image details). Never raises
     MarkerError: missing labels are in the details (ImageParse.missing). Points on a BLINK
-    task's images are read in BLINK's own style first (parse_blink_first)."""
+    task's images are read in BLINK's own style first (blink_first)."""
     # the kind of drawing is the task's (Object_Localization draws boxes), whoever names the labels
     kind = MARKER_TASKS[question.task][0] if question.task in MARKER_TASKS else "point"
     if labels is None:
@@ -157,15 +149,10 @@ def parse_question(question: MCQuestion, labels: Mapping[str, Sequence[str]] | N
             details[key] = parse.ImageParse({}, {label: f"the question has no {key}" for label in wanted}, [], [])
             continue
         rgb, factor = _bounded(np.asarray(images[index].convert("RGB")))
-        if kind == "box" and question.task in MARKER_TASKS:
-            details[key] = boxes_blink_first(rgb, list(wanted), corner_finder)
-        elif corner_finder is not None:
-            markers, missing, outlines = read_boxes(rgb, list(wanted), corner_finder)
-            details[key] = parse.ImageParse(markers, missing, [], [], outlines)
-        elif question.task in MARKER_TASKS:
-            details[key] = parse_blink_first(rgb, list(wanted), ring_colour(question.task), classifier)
+        if question.task in MARKER_TASKS:
+            details[key] = blink_first(rgb, kind, list(wanted), ring_colour(question.task), classifier, corner_finder)
         else:
-            details[key] = parse.parse_image(rgb, list(wanted), classifier)
+            details[key] = general_read(rgb, kind, list(wanted), classifier, corner_finder)
         for label in wanted:  # a safety net: a label the steps above neither placed nor refused
             if label not in details[key].markers and label not in details[key].missing:
                 details[key].missing[label] = "not found (no step of the parser placed it or said why)"
