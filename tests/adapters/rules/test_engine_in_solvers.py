@@ -16,14 +16,12 @@ from adapters.core.solver import SolverOptions
 from adapters.datasets.blink.reader import BlinkReader
 from adapters.datasets.synthetic import write_synthetic
 from adapters.markers.sidecar import apply_markers, load_markers
-from adapters.rules.depth import DepthAnythingDepth, DepthAnythingDepthRaw
-from adapters.rules.dift_correspondence import DiftCorrespondence
 from adapters.rules.model_solver import open_feature_cache
 from adapters.run.runner import RunConfig, run
 
-TASK_OF = {DepthAnythingDepth: "Relative_Depth", DepthAnythingDepthRaw: "Relative_Depth",
-           DiftCorrespondence: "Visual_Correspondence"}
-IMAGES_PER_QUESTION = {DepthAnythingDepth: 1, DepthAnythingDepthRaw: 1, DiftCorrespondence: 2}
+TASK_OF = {"depth_anything": "Relative_Depth", "depth_anything_raw": "Relative_Depth",
+           "dift": "Visual_Correspondence"}
+IMAGES_PER_QUESTION = {"depth_anything": 1, "depth_anything_raw": 1, "dift": 2}
 N = 3  # questions per task
 
 
@@ -38,11 +36,11 @@ def questions(tmp_path_factory):
     return {task: list(apply_markers(reader.questions(task), coordinates)) for task in tasks}
 
 
-def _solve(cls, questions, cache="off", cache_dir=None, **options):
+def _solve(name: str, questions, cache="off", cache_dir=None, **options):
     """(solver, [(pred, scores)]) for the class's task, every question answered in one batch."""
-    solver = cls(SolverOptions(checkpoint="tiny-random", batch_size=N, cache=cache,
+    solver = get(name).build(SolverOptions(checkpoint="tiny-random", batch_size=N, cache=cache,
                                cache_dir=None if cache_dir is None else str(cache_dir), **options))
-    outcomes = solver.decide_batch(questions[TASK_OF[cls]])
+    outcomes = solver.decide_batch(questions[TASK_OF[name]])
     assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
     return solver, [(o.pred, dict(o.scores)) for o in outcomes]
 
@@ -56,24 +54,24 @@ def _count_model_calls(solver, monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("cls", [DepthAnythingDepth, DepthAnythingDepthRaw, DiftCorrespondence])
-def test_same_decisions_with_cache_off_cold_warm_and_refresh(cls, questions, tmp_path, monkeypatch):
-    n_images = N * IMAGES_PER_QUESTION[cls]
-    _, off = _solve(cls, questions)
+@pytest.mark.parametrize("name", ["depth_anything", "depth_anything_raw", "dift"])
+def test_same_decisions_with_cache_off_cold_warm_and_refresh(name, questions, tmp_path, monkeypatch):
+    n_images = N * IMAGES_PER_QUESTION[name]
+    _, off = _solve(name, questions)
 
-    cold_solver, cold = _solve(cls, questions, "read", tmp_path)
+    cold_solver, cold = _solve(name, questions, "read", tmp_path)
     stats = cold_solver.engine.stats
     assert (stats.cache_hits, stats.cache_misses, stats.images) == (0, n_images, n_images)
     assert len(open_feature_cache(cold_solver.options)) == n_images  # one entry per image the model saw
 
-    warm_solver = cls(SolverOptions(checkpoint="tiny-random", batch_size=N, cache="read", cache_dir=str(tmp_path)))
+    warm_solver = get(name).build(SolverOptions(checkpoint="tiny-random", batch_size=N, cache="read", cache_dir=str(tmp_path)))
     calls = _count_model_calls(warm_solver, monkeypatch)
-    warm = [(o.pred, dict(o.scores)) for o in warm_solver.decide_batch(questions[TASK_OF[cls]])]
+    warm = [(o.pred, dict(o.scores)) for o in warm_solver.decide_batch(questions[TASK_OF[name]])]
     stats = warm_solver.engine.stats
     assert (stats.cache_hits, stats.cache_misses, stats.images, stats.batches) == (n_images, 0, 0, 0)
     assert calls == []  # the network never ran
 
-    refresh_solver, refreshed = _solve(cls, questions, "refresh", tmp_path)
+    refresh_solver, refreshed = _solve(name, questions, "refresh", tmp_path)
     stats = refresh_solver.engine.stats
     assert (stats.cache_hits, stats.images) == (0, n_images)
 
@@ -84,7 +82,7 @@ def test_same_decisions_with_cache_off_cold_warm_and_refresh(cls, questions, tmp
 
 def test_cache_off_writes_nothing(questions, tmp_path, monkeypatch):
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
-    solver, _ = _solve(DepthAnythingDepth, questions)
+    solver, _ = _solve("depth_anything", questions)
     assert solver.feature_cache is None and solver.engine.cache is None
     assert not (tmp_path / "home").exists()
 
@@ -95,15 +93,15 @@ def test_default_cache_dir_is_under_specialists_home(tmp_path, monkeypatch):
     assert cache.root == tmp_path / "home" / "features" and cache.mode == "read"
 
 
-@pytest.mark.parametrize("cls", [DepthAnythingDepth, DiftCorrespondence])
-def test_precision_or_weights_changing_is_a_miss(cls, questions, tmp_path):
-    n_images = N * IMAGES_PER_QUESTION[cls]
-    _solve(cls, questions, "read", tmp_path)  # fills the cache: fp32, tiny seed 0
-    bf16, _ = _solve(cls, questions, "read", tmp_path, precision="bf16")
+@pytest.mark.parametrize("name", ["depth_anything", "dift"])
+def test_precision_or_weights_changing_is_a_miss(name, questions, tmp_path):
+    n_images = N * IMAGES_PER_QUESTION[name]
+    _solve(name, questions, "read", tmp_path)  # fills the cache: fp32, tiny seed 0
+    bf16, _ = _solve(name, questions, "read", tmp_path, precision="bf16")
     assert (bf16.engine.stats.cache_hits, bf16.engine.stats.cache_misses) == (0, n_images)
-    other_weights, _ = _solve(cls, questions, "read", tmp_path, seed=1)  # tiny-random seed 1: other weights
+    other_weights, _ = _solve(name, questions, "read", tmp_path, seed=1)  # tiny-random seed 1: other weights
     assert (other_weights.engine.stats.cache_hits, other_weights.engine.stats.cache_misses) == (0, n_images)
-    again, _ = _solve(cls, questions, "read", tmp_path)  # the first settings still hit
+    again, _ = _solve(name, questions, "read", tmp_path)  # the first settings still hit
     assert (again.engine.stats.cache_hits, again.engine.stats.cache_misses) == (n_images, 0)
 
 
@@ -127,22 +125,22 @@ def test_real_checkpoint_is_keyed_by_its_sha256(questions, tmp_path, monkeypatch
 
 
 def test_corrupted_cache_files_are_misses_not_crashes(questions, tmp_path):
-    cls = DiftCorrespondence
-    n_images = N * IMAGES_PER_QUESTION[cls]
-    _, cold = _solve(cls, questions, "read", tmp_path)
+    name = "dift"
+    n_images = N * IMAGES_PER_QUESTION[name]
+    _, cold = _solve(name, questions, "read", tmp_path)
     files = sorted(tmp_path.glob("*/*.safetensors"))
     assert len(files) == n_images
     files[0].write_bytes(b"\x00" * 3)  # truncated below the header length
     files[1].write_bytes(files[1].read_bytes()[:40])  # torn inside the header
     files[2].write_bytes(b"\xff" * 8 + b"{not json" + b"\x00" * 64)  # absurd header length
-    solver, after = _solve(cls, questions, "read", tmp_path)
+    solver, after = _solve(name, questions, "read", tmp_path)
     stats = solver.engine.stats
     assert (stats.cache_hits, stats.cache_misses, stats.images) == (n_images - 3, 3, 3)
     # the 3 recomputed images ran as a batch of 3, not 6: same answers, scores equal to rounding
     assert [pred for pred, _ in after] == [pred for pred, _ in cold]
     for (_, a), (_, b) in zip(after, cold):
         assert a == pytest.approx(b, rel=1e-5, abs=1e-6)
-    rerun, _ = _solve(cls, questions, "read", tmp_path)  # the bad entries were rewritten
+    rerun, _ = _solve(name, questions, "read", tmp_path)  # the bad entries were rewritten
     assert (rerun.engine.stats.cache_hits, rerun.engine.stats.cache_misses) == (n_images, 0)
 
 

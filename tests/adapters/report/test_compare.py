@@ -16,7 +16,7 @@ from adapters.report.compare import CompareError, accuracy_table, compare, write
 from adapters.report.compare_stats import agreement, mcnemar, mcnemar_exact, union_accuracy
 from adapters.run.runner import RunConfig, run
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "blink-val-mllm"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "blink-val-mllm"
 
 
 @pytest.mark.parametrize(

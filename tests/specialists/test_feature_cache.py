@@ -98,7 +98,7 @@ while True:
 
 def test_entries_survive_a_killed_writer(tmp_path):
     root = tmp_path / "cache"
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(root)], cwd=repo,
                             env={**os.environ, "PYTHONPATH": str(repo)})
     try:

@@ -139,7 +139,7 @@ def test_paper_specialists_full_path_from_the_command_line(tmp_path):
         [sys.executable, "-m", "specialists", "run", "--benchmark", "blink", "--blink-root", str(root), "--tasks", *tasks,
          "--checkpoint", "tiny-random", "--markers", str(root / "markers.jsonl"), "--output-dir", str(tmp_path / "out"),
          "--no-progress"],
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}, capture_output=True, text=True,
         timeout=600)
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())

@@ -205,7 +205,7 @@ def test_the_box_benchmark_lists_every_box_it_did_not_find_right(tmp_path):
         per_image = int(group.removeprefix("held_out_fonts_").split("_")[0])
         assert counts["boxes"] % per_image == 0, group
     out = tmp_path / "misses.jsonl"
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     run = subprocess.run([sys.executable, str(root / "benchmarks" / "box_accuracy.py"), "--n", "4", "--seed", "11",
                           "--misses", str(out)], capture_output=True, text=True, check=True)
     printed = json.loads(run.stdout)

@@ -323,7 +323,7 @@ def test_the_readme_commands_run_as_written(tmp_path, monkeypatch, capsys):
 
     from adapters.cli.main import main
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     block = re.search(r"```bash\n(.*?)```", readme.split("## MARVEL and BLINK-Twice", 1)[1], flags=re.S).group(1)
     write_marvel_release(tmp_path / "MARVEL_AVR", 4)
     write_blink_twice_release(tmp_path / "BLINK-Twice", 2)

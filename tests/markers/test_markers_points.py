@@ -18,7 +18,7 @@ from adapters.markers.inpaint import inpaint_image
 from tests.benchmark_sample import benchmark_inputs
 from tests.marker_oracles import OracleReader
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from markers_accuracy import evaluate, one_case  # noqa: E402
 
 from adapters.markers.draw.scenes import jpeg  # noqa: E402

@@ -31,7 +31,7 @@ from adapters.markers.general.thresholds import LEARNED_FIT, MIN_COVERAGE, STROK
 from train.markers_outline_verifier import main as train_main
 from train.markers_outline_verifier import strict_threshold
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # outline_verifier_validation
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # outline_verifier_validation
 
 A, B = BOXES["A"], BOXES["B"]
 RED = np.array([255, 0, 0])

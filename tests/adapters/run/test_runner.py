@@ -17,7 +17,7 @@ from adapters.core.solver import Solver
 from adapters.markers.find import parser_networks
 from adapters.run.runner import RunConfig, RunDirError, SampleStore, run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _samples(out: Path) -> list[dict]:

@@ -14,7 +14,7 @@ from PIL import Image
 from adapters.report.run_report import ReportError, write_report
 from adapters.run.runner import RunConfig, run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def cli(*args, cwd=None):

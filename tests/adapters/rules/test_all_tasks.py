@@ -13,7 +13,7 @@ from PIL import Image
 from adapters.core.tasks import BLINK_TASKS
 from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 FOUR = ("the first image", "the second image", "the third image", "the fourth image")
 POINTS = ("Point A", "Point B", "Point C", "Point D")
 
