@@ -8,7 +8,8 @@ pixel darker than the paper or clearly coloured. Each connected blob of ink is o
                   panel, y down), colour (mean RGB, its name), filled, edges (polygon corners;
                   0 = round), kind (circle, triangle, square, rectangle, pentagon, hexagon,
                   polygon, star, line, other), heading (degrees from the centre to the farthest
-                  point of its outline, 0 = right, 90 = up; None for round shapes), holes
+                  corner, 0 = right, 90 = up; a regular polygon's turn within its symmetry;
+                  None for round shapes), holes
         .ink      share of the panel inked; .centre the ink's centroid
         .mask     (MASK, MASK) float ink map in [0, 1], what image-level rules compare
         .symmetry (left-right, up-down): IoU of the ink with its mirror image
@@ -38,6 +39,7 @@ FILLED = 0.6  # ink / filled outline area above which a shape is drawn filled
 OUTLINE_HOLE = 0.15  # and no hole larger than this share of its area
 STAR_SOLIDITY = 0.72  # a polygon filling less of its convex hull than this is a star
 LINE_ASPECT = 6  # a blob this many times longer than wide is a line
+SAME_REACH = 0.15  # a polygon whose corners are all this close to the farthest one's distance is regular
 
 # colour names by RGB (the names fine-grained questions use); the nearest in Lab wins
 COLOUR_NAMES = {
@@ -80,7 +82,8 @@ class Shape:
     filled: bool
     edges: int
     kind: str
-    heading: float | None
+    heading: float | None  # degrees; within 0 to 360 / fold for a regular polygon
+    fold: int  # 1: the heading points at one farthest corner; k: a regular k-gon's turn; 0: round
     holes: int
 
     def to_json(self) -> dict:
@@ -137,6 +140,22 @@ def _polygon_edges(contour: np.ndarray) -> int:
     return len(cv2.approxPolyDP(contour, POLY_EPSILON * cv2.arcLength(contour, True), True))
 
 
+def _heading(outer: np.ndarray, cx: float, cy: float) -> tuple[float, int]:
+    """(degrees, k): the angle (0 = right, 90 = up) from the centroid to the farthest corner, k = 1;
+    where all k corners are about as far (a regular polygon: which one is farthest is
+    rasterisation's whim), the polygon's turn within its symmetry, 0 to 360 / k."""
+    corners = cv2.approxPolyDP(outer, POLY_EPSILON * cv2.arcLength(outer, True), True).reshape(-1, 2).astype(np.float64)
+    reach = np.hypot(corners[:, 0] - cx, corners[:, 1] - cy)
+    regular = reach.min() >= (1 - SAME_REACH) * reach.max()
+    far = corners if regular else corners[[int(np.argmax(reach))]]
+    angles = np.arctan2(-(far[:, 1] - cy), far[:, 0] - cx)  # y down: up is +90 degrees
+    fold = len(far)
+    # the k-fold circular mean of the corners' angles (each corner's noise averages out), back
+    # in degrees within the polygon's own turn, 0 to 360 / k
+    mean = math.degrees(math.atan2(np.sin(fold * angles).sum(), np.cos(fold * angles).sum())) % 360
+    return mean / fold, fold
+
+
 def _shape(component: np.ndarray, crop: np.ndarray, side: float) -> Shape:
     """component: (h, w) uint8 0/1 of one blob in the panel crop; side: the panel's side in px."""
     contours, hierarchy = cv2.findContours(component, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
@@ -165,18 +184,17 @@ def _shape(component: np.ndarray, crop: np.ndarray, side: float) -> Shape:
         kind, edges = ("square" if aspect < 1.25 else "rectangle"), 4
     else:
         kind, edges = KIND_BY_EDGES.get(vertices, "polygon" if vertices > 6 else "other"), vertices
-    heading = None
+    heading, fold = None, 0
     if kind not in ("circle",):
-        points = outer.reshape(-1, 2).astype(np.float64)
-        far = points[np.argmax(np.hypot(points[:, 0] - cx, points[:, 1] - cy))]
-        heading = math.degrees(math.atan2(-(far[1] - cy), far[0] - cx)) % 360  # y down: up is +90
+        heading, fold = _heading(outer, cx, cy)
     pixels = crop[component.astype(bool)]
     colour = tuple(float(v) for v in np.median(pixels, axis=0))
     x, y, w, h = cv2.boundingRect(outer)
     height, width = component.shape
     return Shape(size=area / (width * height), centre=(cx / width, cy / height),
                  box=(x / width, y / height, (x + w) / width, (y + h) / height), colour=colour,
-                 colour_name=colour_name(colour), filled=filled, edges=edges, kind=kind, heading=heading, holes=holes)
+                 colour_name=colour_name(colour), filled=filled, edges=edges, kind=kind, heading=heading, fold=fold,
+                 holes=holes)
 
 
 def is_question_mark(shapes: tuple[Shape, ...], masks: list[np.ndarray]) -> bool:

@@ -27,7 +27,7 @@ from ..questions import QuestionError
 from .regularity import Attribute, Cell
 
 HEADING_TOLERANCE = 12.0  # degrees
-POSE_STEP = 30
+POSE_STEP = 15
 GROUP_GAP = 2.5  # a gap this many times the row's typical gap (and over a third of a panel) splits groups
 
 # The attributes compared, with the difference that still counts as "the same" (shares of a
@@ -79,9 +79,10 @@ def panel_values(panel: PanelMeasure) -> dict[str, Any]:
 
 
 def _common_heading(shapes) -> float | None:
-    """The shapes' heading where they all point the same way (within the angle tolerance)."""
+    """The shapes' heading where each points one way (no regular polygon: its heading is a turn
+    within its symmetry, compared by `pose`) and all the same way (within the tolerance)."""
     headings = [s.heading for s in shapes]
-    if any(h is None for h in headings):
+    if any(h is None for h in headings) or any(s.fold != 1 for s in shapes):
         return None
     first = headings[0]
     if any(abs((h - first + 180) % 360 - 180) > HEADING_TOLERANCE for h in headings):
@@ -90,11 +91,16 @@ def _common_heading(shapes) -> float | None:
 
 
 def _pose(shapes) -> str:
-    heading = _common_heading(shapes)
+    """Kind and turn, e.g. "triangle@90": the turn to about POSE_STEP degrees, within the
+    shape's symmetry (a step dividing it, so a turn just under a full one rounds to 0)."""
     kinds = sorted({s.kind for s in shapes})
-    if heading is None or len(kinds) != 1:
+    folds = {s.fold for s in shapes}
+    if len(kinds) != 1 or len(folds) != 1 or 0 in folds:
         return ",".join(kinds)
-    return f"{kinds[0]}@{round(heading / POSE_STEP) * POSE_STEP % 360}"
+    period = 360.0 / folds.pop()
+    step = period / max(1, round(period / POSE_STEP))
+    turns = {round(s.heading / step) % round(period / step) for s in shapes}
+    return f"{kinds[0]}@{round(turns.pop() * step)}" if len(turns) == 1 else ",".join(kinds)
 
 
 @dataclass

@@ -338,14 +338,17 @@ def fine_question(puzzle: RenderedPuzzle, rng: np.random.Generator) -> tuple[str
 
 def write_avr_release(root: str | Path, n: int = 30, seed: int = 0, configurations=CONFIGURATIONS) -> list[dict[str, Any]]:
     """n rendered puzzles under `root` in MARVEL's GitHub layout (marvel_label.json,
-    Marvel/<id>.png), configurations in turn; their records (fields as the release's, plus
+    Marvel/<id>.png), every configuration once in each block of five; their records (fields as the release's, plus
     `rule`: what the answer follows)."""
     root = Path(root)
     (root / "Marvel").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     records = []
+    order: list[str] = []
     for i in range(1, n + 1):
-        puzzle = make_puzzle(configurations[(i - 1) % len(configurations)], rng)
+        if not order:  # each configuration once per block, in a random order (ids say nothing of it)
+            order = [configurations[k] for k in rng.permutation(len(configurations))]
+        puzzle = make_puzzle(order.pop(), rng)
         question, answer, distractor = fine_question(puzzle, rng)
         records.append({
             "id": i, "pattern": puzzle.pattern, "task_configuration": puzzle.configuration,
