@@ -14,7 +14,12 @@ from adapters.questions import MCQuestion, QuestionSource
 from adapters.rules.avr import EmbeddingRules, PanelRules, option_panels
 from adapters.rules.regularity import Attribute, fit_attribute, score_choices
 from adapters.solver import SolverOptions
-from adapters.synthetic.avr_puzzles import CONFIGURATIONS, PanelSpec, draw_panel, make_puzzle
+from adapters.synthetic.avr_puzzles import (
+    CONFIGURATIONS,
+    PanelSpec,
+    draw_panel,
+    make_puzzle,
+)
 from specialists.panel_attributes import measure_panel
 
 NUMBER = Attribute("n", "number", 0.25)
@@ -49,10 +54,14 @@ def test_a_rule_fitted_to_as_many_values_as_it_has_parameters_explains_nothing()
     assert not fit.explains and fit.weight < 0.5
 
 
+def grid(rows):
+    """Cells (row, column) -> value of a grid of lines of three (None: the blank), its rows and columns."""
+    values = {(r, c): v for r, row in enumerate(rows) for c, v in enumerate(row) if v is not None}
+    return values, {"rows": [[(r, c) for c in range(3)] for r in range(len(rows))],
+                    "columns": [[(r, c) for r in range(len(rows))] for c in range(3)]}
+
+
 def test_rows_of_a_grid_distribute_sum_and_add():
-    grid = lambda rows: ({(r, c): v for r, row in enumerate(rows) for c, v in enumerate(row) if v is not None},  # noqa: E731
-                         {"rows": [[(r, c) for c in range(3)] for r in range(len(rows))],
-                          "columns": [[(r, c) for r in range(len(rows))] for c in range(3)]})
     kinds = Attribute("kind", "category", 0.5)
     values, lines = grid([["circle", "square", "star"], ["star", "circle", "square"], ["square", "star", None]])
     fit = fit_attribute(kinds, values, (2, 2), lines, ["star", "circle"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import cv2
-import numpy as np
 from PIL import Image
 
 from adapters.blink_writer import BlinkRow, write_blink_folder
@@ -16,7 +15,12 @@ from adapters.questions import MCQuestion, QuestionSource
 from adapters.registry import assign, default_for
 from adapters.rules.fine_perception import FinePerception
 from adapters.solver import SolverOptions
-from adapters.synthetic.avr_puzzles import PanelSpec, iq_test_rows, render, write_avr_release
+from adapters.synthetic.avr_puzzles import (
+    PanelSpec,
+    iq_test_rows,
+    render,
+    write_avr_release,
+)
 from specialists.panels import find_panels
 
 SOURCE = QuestionSource("test", "val")
@@ -59,7 +63,7 @@ def test_the_kinds_of_fine_question_are_read_from_their_words():
         cv2.rectangle(canvas, ((x0 + x1) // 2 - 12, y1 - 40), ((x0 + x1) // 2 + 12, y1 - 16), (220, 30, 30), -1)
 
     def three_dots(canvas, box):
-        x0, y0, x1, y1 = box
+        x0, y0, _, y1 = box
         for k in range(3):
             cv2.circle(canvas, (x0 + 25 + 25 * k, (y0 + y1) // 2), 6, (0, 0, 0), -1)
 

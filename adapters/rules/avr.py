@@ -22,7 +22,8 @@ context (one context panel), it abstains with the reason.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

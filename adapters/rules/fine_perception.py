@@ -136,7 +136,7 @@ def read_answer(question: MCQuestion, puzzle: Puzzle) -> tuple[int, dict[str, An
     """(index of the option chosen, what was read); QuestionError when the question cannot be read."""
     text = question.question or question.prompt
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip()) if s]
-    asked = next((s for s in reversed(sentences) if re.search(r"\b(choice|option|panel|grid)\b", s, re.I)), text)
+    asked = next((s for s in reversed(sentences) if re.search(r"\b(choice|option|panel|grid)\b", s, re.IGNORECASE)), text)
     options = tuple(question.choices)
     lowered = [o.lower().strip() for o in options]
     panel, where = target_panel(asked, puzzle)

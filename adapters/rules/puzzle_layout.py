@@ -15,6 +15,7 @@ Lines: with one line, that line (a sequence); with several lines of equal length
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +56,6 @@ ATTRIBUTES = (
 def panel_values(panel: PanelMeasure) -> dict[str, Any]:
     """Each attribute's value for one panel (None where the panel does not show it)."""
     shapes = panel.shapes
-    main = panel.main
     if not shapes:
         return {"count": 0, "kinds": "", "edges": 0, "size": 0.0, "x": None, "y": None, "heading": None, "pose": "",
                 "colour": None, "filled": None, "holes": 0, "symmetry": np.asarray(panel.symmetry), "ink_map": panel.mask}
@@ -143,12 +143,12 @@ class Puzzle:
 def _split_groups(row: list[tuple[int, int, int, int]]) -> list[list[tuple[int, int, int, int]]]:
     if len(row) < 4:
         return [row]
-    gaps = np.asarray([b[0] - a[2] for a, b in zip(row, row[1:])], np.float64)
+    gaps = np.asarray([b[0] - a[2] for a, b in itertools.pairwise(row)], np.float64)
     width = float(np.median([b[2] - b[0] for b in row]))
     typical = max(float(np.median(gaps)), 1.0)
     cuts = [i + 1 for i, gap in enumerate(gaps) if gap > GROUP_GAP * typical and gap > width / 3]
     edges = [0, *cuts, len(row)]
-    return [row[a:b] for a, b in zip(edges, edges[1:])]
+    return [row[a:b] for a, b in itertools.pairwise(edges)]
 
 
 def read_puzzle(rgb: np.ndarray, need_blank: bool = True) -> Puzzle:

@@ -179,7 +179,7 @@ def _pick(rng: np.random.Generator, options, k: int = 1, exclude=()) -> list:
 def _grid(rule: str, lines: int, length: int, rng: np.random.Generator) -> list[list[PanelSpec]]:
     """Every cell's spec under `rule` (the attribute it names varies by it, the rest constant
     over the puzzle, or per line where the rule leaves a line's own value free)."""
-    attribute, how = rule.split(":")
+    attribute = rule.split(":")[0]
     kind = "pointer" if attribute == "heading" else _pick(rng, KINDS)[0]
     base = PanelSpec(kind=kind, size=float(rng.uniform(0.18, 0.26)), colour=_pick(rng, PALETTE)[0],
                      filled=bool(rng.uniform() < 0.7), heading=float(rng.choice([0.0, 90.0, 180.0, 270.0])))
