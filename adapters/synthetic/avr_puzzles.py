@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .other_releases import _png
+from .other_releases import _png as png_bytes  # the release's PNG encoding, shared with its fixture
 
 PANEL = 100
 GAP = 16
@@ -360,7 +360,7 @@ def write_avr_release(root: str | Path, n: int = 30, seed: int = 0, configuratio
                                             "How many panels are in the whole puzzle?"],
             "c_perception_answer_tuple": [sum(len(u) for u in puzzle.context), 4, sum(len(u) for u in puzzle.context) + 4],
         })
-        (root / "Marvel" / f"{i}.png").write_bytes(_png(puzzle.image))
+        (root / "Marvel" / f"{i}.png").write_bytes(png_bytes(puzzle.image))
     (root / "marvel_label.json").write_text(json.dumps(records, indent=1), encoding="utf-8")
     return records
 
