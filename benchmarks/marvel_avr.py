@@ -7,12 +7,12 @@ release and on rendered puzzles.
 One JSON line per (source, task, specialist): accuracy on the declared development sample
 (puzzles whose id is a multiple of 5) and on the other puzzles, apart, each broken down by
 pattern and by task configuration, with abstentions, errors and what uniform random choice
-scores in expectation. Sources: the release at --root (read by `adapters.marvel.MarvelReader`,
+scores in expectation. Sources: the release at --root (read by `adapters.datasets.marvel.reader.MarvelReader`,
 its files' sha256 recorded), and --rendered N puzzles written in the release's layout by
-`adapters.synthetic.avr_puzzles` (answers following a rule by construction; its seed recorded).
+`adapters.datasets.synthetic.avr_puzzles` (answers following a rule by construction; its seed recorded).
 `avr_dinov2` runs only with --checkpoint (tiny-random weights measure nothing). With --rendered
 N, N / 4 BLINK IQ_Test questions are also rendered in BLINK's format (sequences and two groups,
-candidates lettered A-D) and read back by `adapters.blink.BlinkReader`.
+candidates lettered A-D) and read back by `adapters.datasets.blink.reader.BlinkReader`.
 
 MARVEL's paper reports its MLLM rows in its Table 2; this repository's documents do not state
 them, so no MLLM row is printed here (the `note` line says so).
@@ -27,10 +27,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from adapters.marvel import MarvelReader
-from adapters.provenance import git_state, package_versions
-from adapters.questions import BrokenQuestion
-from adapters.solver import SolverOptions
+from adapters.datasets.marvel.reader import MarvelReader
+from adapters.run.provenance import git_state, package_versions
+from adapters.core.questions import BrokenQuestion
+from adapters.core.solver import SolverOptions
 from benchmarks.record import Recorder
 
 TASKS = {"MARVEL_AVR": ("avr_rules", "random"), "MARVEL_Fine_Perception": ("fine_perception", "random")}
@@ -61,7 +61,7 @@ def _breakdown(rows: list[dict]) -> dict[str, Any]:
 
 def evaluate(reader: MarvelReader, task: str, name: str, options: SolverOptions) -> tuple[list[dict], float]:
     """One row per question: puzzle, pattern, configuration, correct, abstained, error, options."""
-    from adapters.registry import get
+    from adapters.core.registry import get
 
     solver = get(name).build(options)
     questions = list(reader.questions(task))
@@ -104,10 +104,10 @@ def measure(source: str, root: Path, options: SolverOptions, extra: dict, record
 
 def measure_iq_test(n: int, seed: int, extra: dict, recorder: Recorder) -> None:
     """BLINK IQ_Test rows rendered in BLINK's format, read back by BlinkReader: avr_rules and random."""
-    from adapters.blink import BlinkReader
-    from adapters.blink_writer import write_blink_folder
-    from adapters.registry import get
-    from adapters.synthetic.avr_puzzles import iq_test_rows
+    from adapters.datasets.blink.reader import BlinkReader
+    from adapters.datasets.blink.writer import write_blink_folder
+    from adapters.core.registry import get
+    from adapters.datasets.synthetic.avr_puzzles import iq_test_rows
 
     with tempfile.TemporaryDirectory() as folder:
         write_blink_folder(folder, iq_test_rows(n, seed=seed))
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.root:
         measure("release", Path(args.root), options, common, recorder, args.checkpoint)
     if args.rendered:
-        from adapters.synthetic.avr_puzzles import write_avr_release
+        from adapters.datasets.synthetic.avr_puzzles import write_avr_release
 
         with tempfile.TemporaryDirectory() as folder:
             write_avr_release(folder, args.rendered, seed=args.seed)

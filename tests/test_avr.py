@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from adapters.questions import MCQuestion, QuestionSource
+from adapters.core.questions import MCQuestion, QuestionSource
 from adapters.rules.avr import EmbeddingRules, PanelRules, option_panels
 from adapters.rules.regularity import Attribute, fit_attribute, score_choices
-from adapters.solver import SolverOptions
-from adapters.synthetic.avr_puzzles import (
+from adapters.core.solver import SolverOptions
+from adapters.datasets.synthetic.avr_puzzles import (
     CONFIGURATIONS,
     PanelSpec,
     draw_panel,

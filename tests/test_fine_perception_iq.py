@@ -8,14 +8,14 @@ import json
 import cv2
 from PIL import Image
 
-from adapters.blink_writer import BlinkRow, write_blink_folder
-from adapters.evaluate import RunConfig, run
-from adapters.marvel import MarvelReader, fine_options
-from adapters.questions import MCQuestion, QuestionSource
-from adapters.registry import assign, default_for
+from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
+from adapters.run.runner import RunConfig, run
+from adapters.datasets.marvel.reader import MarvelReader, fine_options
+from adapters.core.questions import MCQuestion, QuestionSource
+from adapters.core.registry import assign, default_for
 from adapters.rules.fine_perception import FinePerception
-from adapters.solver import SolverOptions
-from adapters.synthetic.avr_puzzles import (
+from adapters.core.solver import SolverOptions
+from adapters.datasets.synthetic.avr_puzzles import (
     PanelSpec,
     iq_test_rows,
     render,

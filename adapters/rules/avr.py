@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver
-from . import iq_test
-from .model_solver import ModelSolver
-from .puzzle_layout import ATTRIBUTES, Puzzle, context_values, panel_values, read_puzzle
-from .regularity import CAP, LOOSE, Attribute, Fit, fit_attribute, score_choices
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver
+from adapters.rules import iq_test
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.puzzle_layout import ATTRIBUTES, Puzzle, context_values, panel_values, read_puzzle
+from adapters.rules.regularity import CAP, LOOSE, Attribute, Fit, fit_attribute, score_choices
 
 EMBEDDING_TOLERANCE = 0.35  # an embedding rule holds within this share of the median distance between context panels
 

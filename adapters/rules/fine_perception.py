@@ -27,11 +27,11 @@ import numpy as np
 
 from specialists.panel_attributes import COLOUR_NAMES, PanelMeasure, colour_distance
 
-from ..marvel import parse_count
-from ..questions import Decision, MCQuestion, QuestionError
-from ..solver import Solver
-from .avr import abstain
-from .puzzle_layout import Puzzle, read_puzzle
+from adapters.datasets.marvel.reader import parse_count
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.core.solver import Solver
+from adapters.rules.avr import abstain
+from adapters.rules.puzzle_layout import Puzzle, read_puzzle
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
             "ninth": 9, "last": -1}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..questions import MCQuestion
+from adapters.core.questions import MCQuestion
 
 TASK = "IQ_Test"
 # what a completion question says: the choice follows / completes / continues a pattern or rule

@@ -24,8 +24,8 @@ import numpy as np
 from specialists.panel_attributes import PanelMeasure, lab, measure_panel
 from specialists.panels import find_panels
 
-from ..questions import QuestionError
-from .regularity import Attribute, Cell
+from adapters.core.questions import QuestionError
+from adapters.rules.regularity import Attribute, Cell
 
 HEADING_TOLERANCE = 12.0  # degrees
 POSE_STEP = 15

@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .other_releases import _png as png_bytes  # the release's PNG encoding, shared with its fixture
+from adapters.datasets.synthetic.other_releases import _png as png_bytes  # the release's PNG encoding, shared with its fixture
 
 PANEL = 100
 GAP = 16
@@ -370,7 +370,7 @@ def iq_test_rows(n: int = 8, seed: int = 0):
     lettered A-D), BLINK's question and options; the blank a "?" or left out."""
     from PIL import Image
 
-    from ..blink_writer import BlinkRow
+    from adapters.datasets.blink.writer import BlinkRow
 
     rng = np.random.default_rng(seed)
     rows = []
