@@ -19,6 +19,7 @@ class UnknownSpecialistError(ValueError):
 
 
 _REGISTRY: dict[str, SpecialistSpec] = {}
+AVR_DEFAULTS = {"MARVEL_AVR": "avr_rules", "IQ_Test": "avr_rules", "MARVEL_Fine_Perception": "fine_perception"}
 # The specialist a task uses when the user names none. On BLINK: the paper's (Table 2); on the
 # synthetic benchmark (the embedded default, which must run without weights): the best
 # weight-free one. Tasks missing here use `random`.
@@ -41,9 +42,10 @@ PAPER_DEFAULTS: dict[str, str] = {
     "Spatial_Relation": "owlv2",
     "Object_Localization": "owlv2",
     **{task: "prototype" for task in COMBO_TASKS},  # ComBo's clustering & retrieval
-    # MARVEL's panel counts; its AVR and fine-grained questions and BLINK-Twice have no
-    # meaningful specialist, so they use `random` (its expected score is reported beside)
+    # MARVEL's panel counts, its AVR and fine-grained questions, BLINK's IQ_Test: weight-free
+    # rules on the measured panels (BLINK-Twice has none: `random`, its expected score beside)
     **{task: "panel_count" for task in MARVEL_COUNT_TASKS},
+    **AVR_DEFAULTS,
 }
 WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Visual_Correspondence": "sift",
@@ -52,6 +54,7 @@ WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Relative_Depth": "lower_is_closer",
     "Jigsaw": "seam",
     **{task: "panel_count" for task in MARVEL_COUNT_TASKS},
+    **AVR_DEFAULTS,
 }
 
 
@@ -174,6 +177,17 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("panel_count", MARVEL_COUNT_TASKS, "classical",
                             "MARVEL's panel counts from the puzzle's bordered panels (the choices: its bottom row)",
                             "adapters.rules.panel_count:PanelCount"))
+    register(SpecialistSpec("avr_rules", ("MARVEL_AVR", "IQ_Test"), "classical",
+                            "the choice that makes the puzzle most regular: measured panel attributes, the simplest "
+                            "rule (constant, progression, period, distribute, sum, ...) explaining each over the context",
+                            "adapters.rules.avr:PanelRules"))
+    register(SpecialistSpec("avr_dinov2", ("MARVEL_AVR", "IQ_Test"), "neural",
+                            "the same rule search on DINOv2 embeddings of the panels (pooled CLS)",
+                            "adapters.rules.avr:EmbeddingRules", default_checkpoint="dinov2-small"))
+    register(SpecialistSpec("fine_perception", ("MARVEL_Fine_Perception",), "classical",
+                            "MARVEL's fine-grained question read (colour, count, edges, location, shape) and answered "
+                            "from the named panel's measured shapes; other kinds abstain",
+                            "adapters.rules.fine_perception:FinePerception"))
     register(SpecialistSpec("seam", ("Jigsaw",), "classical",
                             "seam continuity: the piece whose borders continue the picture beside its blacked-out corner",
                             "adapters.rules.jigsaw:JigsawSeam"))

@@ -26,10 +26,8 @@ def test_every_required_checkpoint_is_listed_with_a_source_and_licence():
 
 
 def test_solver_default_names_exist():
-    """Every registered specialist's default checkpoint, and the one each solver class loads, is a
-    manifest entry."""
-    import importlib
-
+    """Every registered specialist's default checkpoint is a manifest entry (the solver loads the
+    one its registry entry names)."""
     from adapters.core.registry import all_specs
 
     names = load_manifest().names

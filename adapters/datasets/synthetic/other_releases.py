@@ -30,7 +30,7 @@ PANEL = 90  # px per panel side
 GAP = 14
 
 
-def _png(image: np.ndarray) -> bytes:
+def png_bytes(image: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     Image.fromarray(image).save(buffer, format="PNG")
     return buffer.getvalue()
@@ -103,10 +103,10 @@ def write_marvel_release(root: str | Path, n: int = 12, seed: int = 0, layout: s
         (root / "Marvel").mkdir(parents=True, exist_ok=True)
         (root / "marvel_label.json").write_text(json.dumps(records, indent=1), encoding="utf-8")
         for record, image in zip(records, images):
-            (root / "Marvel" / f"{record['id']}.png").write_bytes(_png(image))
+            (root / "Marvel" / f"{record['id']}.png").write_bytes(png_bytes(image))
     elif layout == "hub":
         (root / "data").mkdir(parents=True, exist_ok=True)
-        rows = [{**r, "file": f"images/{r['id']}.png", "image": {"bytes": _png(im), "path": f"{r['id']}.png"}}
+        rows = [{**r, "file": f"images/{r['id']}.png", "image": {"bytes": png_bytes(im), "path": f"{r['id']}.png"}}
                 for r, im in zip(records, images)]
         pq.write_table(pa.Table.from_pylist(rows), root / "data" / "train-00000-of-00001.parquet")
     else:
@@ -126,7 +126,7 @@ def write_blink_twice_release(root: str | Path, n_groups: int = 4, seed: int = 0
         for twin, kind in enumerate(("main", "adversarial")):
             name = f"{g}_{kind}.png"
             image = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)
-            (root / "images" / name).write_bytes(_png(image))
+            (root / "images" / name).write_bytes(png_bytes(image))
             for q in range(2):
                 # the main image's questions answer no, the edited twin's yes (as the release builds them)
                 answer = "No" if kind == "main" else "Yes"

@@ -272,7 +272,8 @@ def test_run_marvel_counts_panels_and_reports_its_metrics(tmp_path):
     results = run(RunConfig(str(tmp_path / "run"), benchmark="marvel", root=str(tmp_path / "marvel"), progress=False))
     assert results["status"] == "complete" and set(results["tasks"]) == set(MARVEL_TASKS)
     assert results["tasks"]["MARVEL_Count_Total"]["specialist"] == "panel_count"
-    assert results["tasks"]["MARVEL_AVR"]["specialist"] == "random"
+    assert results["tasks"]["MARVEL_AVR"]["specialist"] == "avr_rules"
+    assert results["tasks"]["MARVEL_Fine_Perception"]["specialist"] == "fine_perception"
     overall = results["benchmark_metrics"]["overall"]
     assert overall["perc_c"]["accuracy"] == 1.0 and overall["perc_c"]["n"] == 5
     samples = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
