@@ -179,7 +179,7 @@ def _dift_case(device, quick: bool, batch_size: int, precision: str) -> Case:
     from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel
 
-    from specialists.dift import DiftFeaturizer, DiftPreset, _byte_level_clip_tokenizer
+    from specialists.dift import DiftFeaturizer, DiftPreset, byte_level_clip_tokenizer
 
     cuda = device.type == "cuda"
     torch.manual_seed(0)
@@ -204,7 +204,7 @@ def _dift_case(device, quick: bool, batch_size: int, precision: str) -> Case:
         vocab_size=514, hidden_size=cross, intermediate_size=2 * cross, num_hidden_layers=1, num_attention_heads=8,
         max_position_embeddings=77, bos_token_id=512, eos_token_id=513, pad_token_id=513))
     preset = DiftPreset(image_size=size, t=261, up_ft_index=1, ensemble=8)
-    tokenizer = _byte_level_clip_tokenizer()
+    tokenizer = byte_level_clip_tokenizer()
     # the naive loop keeps an fp32 copy: a featurizer casts its own parts to its dtype
     reference = DiftFeaturizer(copy.deepcopy(vae), copy.deepcopy(unet), scheduler, text_encoder, tokenizer, str(device))
     dift = DiftFeaturizer(vae, unet, scheduler, text_encoder, tokenizer, str(device), precision, batch_size)

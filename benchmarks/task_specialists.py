@@ -92,12 +92,12 @@ def owlv2_case(n: int, device: str, rng) -> dict:
     from transformers import Owlv2Config, Owlv2ForObjectDetection, Owlv2ImageProcessor, Owlv2Processor
 
     from adapters.rules.detection import Owlv2Tasks
-    from specialists.dift import _byte_level_clip_tokenizer
+    from specialists.dift import byte_level_clip_tokenizer
     from specialists.owlv2 import Owlv2Detector
 
     config = Owlv2Config(text_config={"vocab_size": 514, "bos_token_id": 512, "eos_token_id": 513, "pad_token_id": 513},
                          vision_config={"image_size": 960, "patch_size": 16})  # OWLv2 B/16 at 960 px
-    tokenizer = _byte_level_clip_tokenizer()
+    tokenizer = byte_level_clip_tokenizer()
     tokenizer.model_max_length = 16
     processor = Owlv2Processor(image_processor=Owlv2ImageProcessor(size={"height": 960, "width": 960}), tokenizer=tokenizer)
     solver = Owlv2Tasks.__new__(Owlv2Tasks)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from adapters.core.questions import Decision, MCQuestion
 from adapters.rules.model_solver import ModelSolver
-from adapters.rules.multiview import _frames, essential_decision, flow_decision
+from adapters.rules.multiview import question_frames, essential_decision, flow_decision
 from specialists.loftr import LoFTRMatcher
 from specialists.outputs import Matches
 
@@ -26,7 +26,7 @@ class LoFTREssential(ModelSolver):
         return {"size": self.settings["size"], "grey": self.settings["grey"]}
 
     def model_input(self, question: MCQuestion):
-        return _frames(question)
+        return question_frames(question)
 
     def decision(self, question: MCQuestion, output: Matches) -> Decision:
         fallback = LoFTRFlow.rule if self.settings["fallback"] == "flow" else None

@@ -94,7 +94,7 @@ def _require_matches(question: MCQuestion, matches: Matches, at_least: int) -> N
         raise QuestionError(f"{question.idx}: only {len(matches)} matches between the two frames (the rule needs {at_least})")
 
 
-def _frames(question: MCQuestion):
+def question_frames(question: MCQuestion):
     if len(question.images) < 2:
         raise QuestionError(f"{question.idx}: multi-view reasoning needs two images, got {len(question.images)}")
     return question.images[0], question.images[1]
@@ -112,7 +112,7 @@ class EssentialDirection(Solver):
 
     def decide(self, question: MCQuestion) -> Decision:
         fallback = self.flow_rule if self.settings["fallback"] == "flow" else None
-        return essential_decision(question, self.matcher(*_frames(question)), self.rule, fallback)
+        return essential_decision(question, self.matcher(*question_frames(question)), self.rule, fallback)
 
 
 class MeanFlowDirection(EssentialDirection):
@@ -121,4 +121,4 @@ class MeanFlowDirection(EssentialDirection):
     rule = "multiview.mean_horizontal_flow"
 
     def decide(self, question: MCQuestion) -> Decision:
-        return flow_decision(question, self.matcher(*_frames(question)), self.rule)
+        return flow_decision(question, self.matcher(*question_frames(question)), self.rule)

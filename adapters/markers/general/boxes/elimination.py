@@ -3,7 +3,7 @@ label's box is drawn once, in one style.
 
 by_permutation names the corners left that can only be some label's box (one outline, drawn
 alike, something written there) where the networks' readings tell which label is which;
-_by_elimination gives the last label left, once every other is placed, the one corner left in the
+outline_by_elimination gives the last label left, once every other is placed, the one corner left in the
 placed boxes' style. Both place at most at BOX_ELIMINATION_CONFIDENCE, source "elimination".
 """
 
@@ -58,7 +58,7 @@ def _outline_a_label_may_own(corner: Proposal, reading: CornerReading | None, la
     return None if crosses_at_top_left(lab, outline) else outline
 
 
-def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Proposal],
+def outline_by_elimination(label: str, placed: dict[str, Outline], corners: list[Proposal],
                     readings: list[CornerReading | None], label_seen: list[bool],
                     outlines_at: list[list[Outline]], lab: np.ndarray,
                     reader_reads: Sequence[set[str]]) -> tuple[Marker | None, str]:
@@ -71,7 +71,7 @@ def _by_elimination(label: str, placed: dict[str, Outline], corners: list[Propos
     `corners`, not weighed by words: the label the finder favours there may be a placed one, which
     is written once), what is written there does not read as another label or letter, and its
     outline is drawn in the placed boxes' style and is not one of theirs. As in the point
-    parser's elimination (points.elimination._by_elimination), the question itself names the label; a second
+    parser's elimination (points/elimination.py), the question itself names the label; a second
     such corner is a decoy, and then none is placed.
 
     A corner where lines cross, or whose outline has a merged side, is one such corner only where

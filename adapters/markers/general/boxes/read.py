@@ -20,7 +20,7 @@
 3. Labels left (elimination): when several are left and at most as many corners start one outline
    each, drawn alike with something written, each is some label's, and they are named where the
    naming is clear (by_permutation); the last label left, when all the others are placed, takes
-   the one labelled corner left in their style (_by_elimination), or else the one rectangle the
+   the one labelled corner left in their style (outline_by_elimination), or else the one rectangle the
    outline verifier finds likely drawn from a corner read as it (verifier_outlines.last_label_box).
 4. Final checks (final_checks.check_placed_boxes): each placed box's sides are moved onto their
    strokes (stroke_band), and a box that borrowed another's line or far corner (shared_lines) is
@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from adapters.markers.colour import to_lab
-from adapters.markers.general.boxes.elimination import _by_elimination, by_permutation
+from adapters.markers.general.boxes.elimination import outline_by_elimination, by_permutation
 from adapters.markers.general.boxes.final_checks import (
     BORROWED_FAR_CORNER,
     check_placed_boxes,
@@ -211,7 +211,7 @@ def read_boxes(rgb: np.ndarray, labels: Sequence[str], finder: CornerFinder,
         left = [label for label in wanted if label in missing]
     if len(left) == 1 and markers:
         others = {l: placed[l] for l in markers}
-        last, why = _by_elimination(left[0], others, proposed, readings, label_seen, own_at, lab, reader_reads)
+        last, why = outline_by_elimination(left[0], others, proposed, readings, label_seen, own_at, lab, reader_reads)
         if last is None and weighing is not None:
             outline, why_not = last_label_box(left[0], wanted, others, read, fits_at, fars, lab, weighing, classifier,
                                         CORNER_FIT, LEARNED_FIT, SAME_BOX)
