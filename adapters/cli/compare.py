@@ -2,7 +2,7 @@
 
 Puts specialist runs and MLLM predictions side by side on the same BLINK questions (see
 adapters/report/compare.py for the scoring and adapters/report/mllm.py for the formats read). With no
-RUN_DIR it compares the MLLMs alone. On MARVEL or BLINK-Twice (`--benchmark`, or the runs'),
+RUN_DIR it compares the MLLMs alone. On MARVEL, BLINK-Twice or CV-Bench (`--benchmark`, or the runs'),
 adapters/report/compare_other.py scores them with those benchmarks' own metrics.
 """
 
@@ -27,8 +27,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               "lenient for raw model output")
     compare.add_argument("--benchmark", choices=["blink", *RELEASE_BENCHMARKS],
                          help="the benchmark the runs and predictions answer (default: the runs', else blink); "
-                              "marvel and blink-twice are scored with their own metrics")
-    compare.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice: the release folder "
+                              "marvel, blink-twice and cv-bench are scored with their own metrics")
+    compare.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice | cv-bench: the release folder "
                                                        "(default: the one the runs read)")
     compare.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     compare.add_argument("--allow-other-benchmarks", action="store_true",

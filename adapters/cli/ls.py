@@ -14,7 +14,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from adapters.cli.checkpoints import status_rows
     from adapters.core import registry
-    from adapters.core.tasks import BLINK_TASKS, BLINK_TWICE_TASKS, COMBO_TASKS, MARVEL_TASKS, TASK_NAMES
+    from adapters.core.benchmarks import benchmark
+    from adapters.core.tasks import (
+        BLINK_TASKS,
+        BLINK_TWICE_TASKS,
+        COMBO_TASKS,
+        CV_BENCH_TASKS,
+        MARVEL_TASKS,
+        TASK_NAMES,
+    )
 
     specs = registry.all_specs()
     weights = {row["name"]: row["status"] for row in status_rows()}
@@ -26,9 +34,12 @@ def handle(args: argparse.Namespace) -> int:
     ]
     combo = [{"task": t, "benchmark": "combo", "default": registry.default_for(t).name,
               "specialists": [s.name for s in registry.serving(t)]} for t in COMBO_TASKS]
-    other_tasks = [{"task": t, "benchmark": benchmark, "default": registry.default_for(t).name,
-               "specialists": [s.name for s in registry.serving(t)]}
-              for benchmark, names in (("marvel", MARVEL_TASKS), ("blink-twice", BLINK_TWICE_TASKS)) for t in names]
+    # each benchmark's own default: cv-bench's runs take the weight-free specialists
+    other_tasks = [{"task": t, "benchmark": name,
+                    "default": registry.default_for(t, benchmark(name).weight_free_defaults).name,
+                    "specialists": [s.name for s in registry.serving(t)]}
+                   for name, names in (("marvel", MARVEL_TASKS), ("blink-twice", BLINK_TWICE_TASKS),
+                                       ("cv-bench", CV_BENCH_TASKS)) for t in names]
     specialists = [
         {"name": s.name, "kind": s.kind, "summary": s.summary, "tasks": list(s.tasks),
          "checkpoint": s.default_checkpoint, "checkpoint_status": "no weights needed" if s.default_checkpoint is None
@@ -55,7 +66,8 @@ def handle(args: argparse.Namespace) -> int:
     print("\nComBo tasks (`run --benchmark combo`; default; all):")
     for t in combo:
         print(f"  {t['task']:<26} {t['default']:<16} {', '.join(t['specialists'])}")
-    print("\nMARVEL and BLINK-Twice tasks (`run --benchmark marvel|blink-twice --root DIR`; default; all):")
+    print("\nMARVEL, BLINK-Twice and CV-Bench tasks (`run --benchmark marvel|blink-twice|cv-bench --root DIR`; "
+          "default; all):")
     for t in other_tasks:
-        print(f"  {t['task']:<26} {t['default']:<16} {', '.join(t['specialists'])}")
+        print(f"  {t['task']:<26} {t['default']:<20} {', '.join(t['specialists'])}")
     return 0

@@ -20,8 +20,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--benchmark", default="blink", choices=list(BENCHMARKS),
                      help="blink (real data, --blink-root), synthetic (generated BLINK-format questions), combo "
                      "(Category Building per difficulty level and Pattern Perception; ComBo-lite without --combo-root), "
-                     "marvel or blink-twice (their releases, --root)")
-    run.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice: the release folder")
+                     "marvel, blink-twice or cv-bench (their releases, --root; cv-bench answers with weight-free "
+                     "specialists unless --specialist names others)")
+    run.add_argument("--root", metavar="DIR", help="--benchmark marvel | blink-twice | cv-bench: the release folder")
     run.add_argument("--blink-root", help="BLINK folder ({Task}/{split}-*.parquet) or HF cache; default $BLINK_ROOT")
     run.add_argument("--split", default="val", choices=["val", "test"])
     # list options given twice add up (a second --tasks used to drop the first), repeats removed

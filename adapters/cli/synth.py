@@ -1,4 +1,5 @@
-"""`specialists synth`: write a synthetic BLINK-format benchmark with known answers."""
+"""`specialists synth`: write a synthetic benchmark with known answers: BLINK-format (the default),
+or CV-Bench in its release's layout (`--benchmark cv-bench`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ import argparse
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    synth = commands.add_parser("synth", help="write a synthetic BLINK-format benchmark with known answers")
+    synth = commands.add_parser("synth", help="write a synthetic benchmark with known answers (BLINK-format, or "
+                                "CV-Bench's layout with --benchmark cv-bench)")
+    synth.add_argument("--benchmark", default="blink", choices=["blink", "cv-bench"],
+                       help="blink: BLINK's layout (default); cv-bench: CV-Bench's release layout (--layout), read "
+                       "by `run --benchmark cv-bench --root DIR`")
+    synth.add_argument("--layout", default="parquet", choices=["parquet", "jsonl"],
+                       help="--benchmark cv-bench: the hub's parquet (test_2d/test_3d.parquet, images inside) or "
+                       "JSON Lines with img/")
     synth.add_argument("--output-dir", dest="out", metavar="DIR", help="folder to write (required)")
     synth.add_argument("--out", dest="out", help=argparse.SUPPRESS)  # the older name
     synth.add_argument("--tasks", nargs="+", metavar="T")
@@ -24,6 +32,10 @@ def handle(args: argparse.Namespace) -> int:
 
     if not args.out:
         raise ValueError("specialists synth: name the folder to write with --output-dir DIR")
+    if args.benchmark == "cv-bench":
+        return _cv_bench(args)
+    if args.layout != "parquet":
+        raise ValueError("--layout belongs to --benchmark cv-bench; BLINK's layout is parquet")
 
     tasks = [canonical_task(t) for t in args.tasks] if args.tasks else None
     out = write_synthetic(args.out, tasks, args.n, args.seed, args.images, args.marker_style)
@@ -35,4 +47,25 @@ def handle(args: argparse.Namespace) -> int:
     pairs = " ".join(f"{task}={default_for(task, True).name}" for task in (tasks or list(GENERATORS)))
     print(f"run it (weight-free specialists): specialists run --benchmark blink --blink-root {out} --specialist {pairs}")
     print("(without --specialist: the paper's specialists, which need their weights: `specialists checkpoints ls`)")
+    return 0
+
+
+def _cv_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from adapters.datasets.synthetic.cv_bench_release import TRUTH_FILE, write_cv_bench_release
+
+    if args.tasks or args.images:
+        raise ValueError("specialists synth --benchmark cv-bench writes all four tasks on drawn scenes: drop --tasks "
+                         "and --images")
+    if args.n < 1:
+        raise ValueError("--n must be at least 1")
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"--output-dir {out} is not empty; choose a new folder")
+    write_cv_bench_release(out, args.n, args.seed, args.layout)
+    files = "test_2d.parquet, test_3d.parquet" if args.layout == "parquet" else "test_2d.jsonl, test_3d.jsonl, img/"
+    print(f"wrote {out}: CV-Bench layout ({files}), {args.n} questions per task; {TRUTH_FILE} holds the facts "
+          "behind each answer")
+    print(f"run it (weight-free specialists by default): specialists run --benchmark cv-bench --root {out}")
     return 0

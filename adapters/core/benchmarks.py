@@ -72,6 +72,9 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("blink-twice", "BLINK-Twice", "release", reader="adapters.datasets.blink_twice.reader:BlinkTwiceReader",
               metrics="adapters.datasets.blink_twice.metrics:blink_twice_metrics",
               metrics_lines="adapters.report.benchmark_report:blink_twice_lines"),
+    Benchmark("cv-bench", "CV-Bench", "release", reader="adapters.datasets.cv_bench.reader:CvBenchReader",
+              metrics="adapters.datasets.cv_bench.metrics:cv_bench_metrics",
+              metrics_lines="adapters.report.benchmark_report:cv_bench_lines", weight_free_defaults=True),
 )}
 RELEASE_BENCHMARKS = tuple(name for name, b in BENCHMARKS.items() if b.from_release)
 

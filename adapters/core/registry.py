@@ -20,6 +20,7 @@ class UnknownSpecialistError(ValueError):
 
 _REGISTRY: dict[str, SpecialistSpec] = {}
 AVR_DEFAULTS = {"MARVEL_AVR": "avr_rules", "IQ_Test": "avr_rules", "MARVEL_Fine_Perception": "fine_perception"}
+DETECTOR_TASKS = ("Counting", "Spatial_Relation", "Object_Localization", "CV_Bench_Count", "CV_Bench_Relation")
 # The specialist a task uses when the user names none. On BLINK: the paper's (Table 2); on the
 # synthetic benchmark (the embedded default, which must run without weights): the best
 # weight-free one. Tasks missing here use `random`.
@@ -46,6 +47,11 @@ PAPER_DEFAULTS: dict[str, str] = {
     # rules on the measured panels (BLINK-Twice has none: `random`, its expected score beside)
     **{task: "panel_count" for task in MARVEL_COUNT_TASKS},
     **AVR_DEFAULTS,
+    # CV-Bench (whose runs take the weight-free defaults below; these are what its docs suggest with weights)
+    "CV_Bench_Count": "owlv2",
+    "CV_Bench_Relation": "marked_box_relation",
+    "CV_Bench_Depth": "depth_anything_boxes",
+    "CV_Bench_Distance": "depth_anything_boxes",
 }
 WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Visual_Correspondence": "sift",
@@ -55,6 +61,10 @@ WEIGHT_FREE_DEFAULTS: dict[str, str] = {
     "Jigsaw": "seam",
     **{task: "panel_count" for task in MARVEL_COUNT_TASKS},
     **AVR_DEFAULTS,
+    # CV-Bench: Count has no weight-free counter for photographs: `random`, its expectation beside
+    "CV_Bench_Relation": "marked_box_relation",
+    "CV_Bench_Depth": "box_bottom",
+    "CV_Bench_Distance": "image_distance",
 }
 
 
@@ -111,6 +121,15 @@ OWLV2_SETTINGS = (
 GROUNDING_DINO_SETTINGS = (
     Setting("threshold", "0.35", ("0.35", "0.25", "0.3", "0.4"),
             "Counting counts boxes scoring at least this (Grounding DINO's published box threshold 0.35; not tuned here)"),
+)
+# CV-Bench's Depth and Distance read Depth Anything's map inside each marked box
+DEPTH_ANYTHING_BOX_SETTINGS = DEPTH_ANYTHING_SETTINGS + (
+    Setting("statistic", "centre_median", ("centre_median", "box_median", "centre_point"),
+            "median disparity over the box's central half: the drawn outline and the background in the box's "
+            "corners stay out (not tuned: tuning needs the real weights and data)"),
+    Setting("fov", "60", ("60", "45", "75", "90"),
+            "Distance: horizontal field of view of the pinhole camera the box centres are back-projected with "
+            "(principal point at the image centre); Omni3D's images come from several cameras; not tuned"),
 )
 DIRE_UNET_PRECISION = Setting("unet_precision", "auto", ("auto", "fp16", "fp32"),
                               "official compute_dire.sh runs ADM with use_fp16: fp16 on CUDA (auto), "
@@ -200,18 +219,35 @@ def _builtin_specs() -> None:
     register(SpecialistSpec("vgg_gram", ("Art_Style",), "neural",
                             "style statistics: Gram matrices of VGG-19 relu1_1-relu4_1, the option closest to the reference",
                             "adapters.rules.similarity:VggStyleSimilarity", default_checkpoint="vgg19.tv_in1k"))
-    register(SpecialistSpec("owlv2", ("Counting", "Spatial_Relation", "Object_Localization"), "neural",
-                            "OWLv2 open-vocabulary boxes of the question's objects: counted (Counting), their geometry "
-                            "(Spatial_Relation; depth relations abstain), IoU with the drawn boxes (Object_Localization)",
+    register(SpecialistSpec("owlv2", DETECTOR_TASKS, "neural",
+                            "OWLv2 open-vocabulary boxes of the question's objects: counted (Counting, CV-Bench Count), "
+                            "their geometry (Spatial_Relation, depth relations abstain; CV-Bench Relation where the "
+                            "question's marked boxes are missing), IoU with the drawn boxes (Object_Localization)",
                             "adapters.rules.detection:Owlv2Tasks", default_checkpoint="owlv2-base",
                             settings=OWLV2_SETTINGS))
-    register(SpecialistSpec("grounding_dino", ("Counting", "Spatial_Relation", "Object_Localization"), "neural",
+    register(SpecialistSpec("grounding_dino", DETECTOR_TASKS, "neural",
                             "Grounding DINO boxes of the question's objects, with owlv2's rules",
                             "adapters.rules.detection:GroundingDinoTasks", default_checkpoint="grounding-dino-tiny",
                             settings=GROUNDING_DINO_SETTINGS))
     register(SpecialistSpec("lower_is_closer", ("Relative_Depth",), "classical",
                             "the lower point in the image is closer (ground-plane prior, no model)",
                             "adapters.rules.depth:LowerIsCloser"))
+    register(SpecialistSpec("marked_box_relation", ("CV_Bench_Relation",), "classical",
+                            "left/right/above/below from the boxes the question marks (the row's bbox, else the red and "
+                            "blue outlines drawn in the image), by their centres",
+                            "adapters.rules.cv_bench:MarkedBoxRelation"))
+    register(SpecialistSpec("box_bottom", ("CV_Bench_Depth",), "classical",
+                            "the marked object whose box reaches lower in the image is closer (ground-plane prior, no model)",
+                            "adapters.rules.cv_bench:BoxBottomDepth"))
+    register(SpecialistSpec("image_distance", ("CV_Bench_Distance",), "classical",
+                            "the option whose box centre is nearer the anchor's in the image (image-plane distance, "
+                            "ignores depth; no model)",
+                            "adapters.rules.cv_bench:ImageDistance"))
+    register(SpecialistSpec("depth_anything_boxes", ("CV_Bench_Depth", "CV_Bench_Distance"), "neural",
+                            "Depth Anything disparity inside each marked box: larger is closer (Depth); box centres "
+                            "back-projected with an assumed pinhole camera, nearest to the anchor (Distance)",
+                            "adapters.rules.cv_bench_depth:DepthAnythingBoxes",
+                            default_checkpoint="depth-anything-v1-large", settings=DEPTH_ANYTHING_BOX_SETTINGS))
     register(SpecialistSpec("prototype", COMBO_TASKS, "neural",
                             "prototype retrieval (ComBo's clustering & retrieval): timm backbone embeddings, mean "
                             "per category, nearest by cosine",

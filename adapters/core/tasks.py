@@ -1,4 +1,4 @@
-"""BLINK's 14 tasks, ComBo's, MARVEL's and BLINK-Twice's, and turning a user's task name into one of them ("did you mean")."""
+"""BLINK's 14 tasks, ComBo's, MARVEL's, BLINK-Twice's and CV-Bench's, and turning a user's task name into one of them ("did you mean")."""
 
 from __future__ import annotations
 
@@ -46,7 +46,10 @@ MARVEL_COUNT_TASKS: tuple[str, ...] = ("MARVEL_Count_Context", "MARVEL_Count_Cho
 MARVEL_TASKS: tuple[str, ...] = ("MARVEL_AVR", "MARVEL_Fine_Perception") + MARVEL_COUNT_TASKS
 # BLINK-Twice (`--benchmark blink-twice`): yes/no questions on visual illusions, two per image.
 BLINK_TWICE_TASKS: tuple[str, ...] = ("BLINK_Twice",)
-ALL_TASK_NAMES: tuple[str, ...] = TASK_NAMES + COMBO_TASKS + MARVEL_TASKS + BLINK_TWICE_TASKS
+# CV-Bench (`--benchmark cv-bench`): the release's `task` column (Count, Relation: 2D; Depth,
+# Distance: 3D), prefixed so that its Count is not BLINK's Counting.
+CV_BENCH_TASKS: tuple[str, ...] = ("CV_Bench_Count", "CV_Bench_Relation", "CV_Bench_Depth", "CV_Bench_Distance")
+ALL_TASK_NAMES: tuple[str, ...] = TASK_NAMES + COMBO_TASKS + MARVEL_TASKS + BLINK_TWICE_TASKS + CV_BENCH_TASKS
 
 
 def _key(name: str) -> str:

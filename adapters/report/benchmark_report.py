@@ -1,5 +1,6 @@
-"""Markdown tables of MARVEL's and BLINK-Twice's own metrics (marvel_metrics, blink_twice_metrics)
-for `report` and `compare`: one column per model, figures in %, random's expectation beside."""
+"""Markdown tables of MARVEL's, BLINK-Twice's and CV-Bench's own metrics (marvel_metrics,
+blink_twice_metrics, cv_bench_metrics) for `run`, `report` and `compare`: one column per model,
+figures in %, random's expectation beside."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ MARVEL_ROWS = (("avr", "AVR (instance)"), ("fine", "fine-grained perception (ins
                ("count_context", "coarse: context panels"), ("count_choices", "coarse: choice panels"),
                ("count_total", "coarse: all panels"), ("perc_c", "Perc^C (group)"), ("perc_c_f", "Perc^C&F (group)"),
                ("perc_c_f_avr", "Perc^C&F&AVR (group)"))
+CV_BENCH_ROWS = (("overall", "CV-Bench accuracy: (2D + 3D) / 2"), ("2d", "2D: (ADE20K + COCO) / 2"),
+                 ("3d", "3D: Omni3D"))
+CV_BENCH_TASK_ROWS = (("CV_Bench_Count", "Count (2D)"), ("CV_Bench_Relation", "Relation (2D)"),
+                      ("CV_Bench_Depth", "Depth (3D)"), ("CV_Bench_Distance", "Distance (3D)"))
 BLINK_TWICE_ROWS = (("q_acc", "Q-Acc"), ("yes_acc", "Yes-Acc"), ("no_acc", "No-Acc"), ("i_acc", "I-Acc (image)"),
                     ("g_acc", "G-Acc (group)"))
 
@@ -71,3 +76,27 @@ def blink_twice_lines(metrics: Sequence[Mapping[str, Any]], names: Sequence[str]
         n = next((f["n"] for f in figures if f), "-")
         lines.append(f"| {md(category)} | " + " | ".join(_pct(f) for f in figures) + f" | {n} |")
     return lines
+
+
+def cv_bench_lines(metrics: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[str]:
+    """CV-Bench's overall, 2D and 3D accuracy (the dataset card's formula), then per source and
+    per task. The paper's rows are not printed beside them: no reference figures were verified
+    for this suite (docs/other-benchmarks.md)."""
+    lines = ["CV-Bench's metrics (%; overall = ((ADE20K + COCO) / 2 + Omni3D) / 2, as its dataset card "
+             "defines it):", ""]
+    lines += _table(CV_BENCH_ROWS, metrics, names)
+    lines += ["", "By source and by task (%):", ""]
+    lines += _table([(f"by_source:{s}", s) for s in ("ADE20K", "COCO", "Omni3D")]
+                    + [(f"by_task:{t}", label) for t, label in CV_BENCH_TASK_ROWS],
+                    [_flat(m) for m in metrics], names)
+    notes = sorted({note for m in metrics for note in m.get("notes", [])})
+    lines += ["", *(f"Note: {md(note)}." for note in notes)] if notes else []
+    lines += ["", "The paper's reference numbers are not shown: none were checked against the paper for this "
+              "suite (random's expectation is the baseline column)."]
+    return lines
+
+
+def _flat(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """{"by_source": {s: f}, "by_task": {t: f}} -> {"by_source:s": f, "by_task:t": f} for _table."""
+    return {f"{group}:{key}": figure for group in ("by_source", "by_task")
+            for key, figure in (metrics.get(group) or {}).items()}

@@ -1,19 +1,25 @@
-"""`specialists compare` on MARVEL or BLINK-Twice: specialist runs and MLLM predictions scored on
-the same questions with each benchmark's own metrics (marvel_metrics, blink_twice_metrics).
+"""`specialists compare` on MARVEL, BLINK-Twice or CV-Bench: specialist runs and MLLM predictions
+scored on the same questions with each benchmark's own metrics (marvel_metrics,
+blink_twice_metrics, cv_bench_metrics).
 
 The questions (ids, options, gold answers, what the metrics group by) are read from the release
 (`--root`, else the root the runs read). Predictions: a flat JSON {question id: answer}, with our
-ids (`marvel_<puzzle>_<part>`, `blink_twice_<question>`) or, for BLINK-Twice, the release's
-question ids; MARVEL also as {puzzle id: {avr, fine, count_context, count_choices, count_total}};
-or JSON Lines rows {id | question_id | idx, prediction | response | output | text | pred (else
-answer)}. Neither release ships
-an evaluation script or saved model outputs to follow, so answers are parsed by one stated rule
-per kind of question:
+ids (`marvel_<puzzle>_<part>`, `blink_twice_<question>`, `cv_bench_<idx>`) or, for BLINK-Twice
+and CV-Bench, the release's question ids (CV-Bench's `idx`); MARVEL also as {puzzle id: {avr,
+fine, count_context, count_choices, count_total}}; or JSON Lines rows {id | question_id |
+questionId | idx, prediction | response | output | text | pred (else answer)}: Cambrian-1's
+evaluation scripts write {"questionId", "answer" (the model's output), "gt_answer", ...} per line,
+its questionId the row's position in the dataset (CV-Bench's idx when the rows are in idx order).
+MARVEL and BLINK-Twice ship no evaluation script or saved model outputs to follow, so their
+answers are parsed by one stated rule per kind of question:
 - AVR: the choice's number 1-4 (or its letter in parentheses, "(B)" = 2);
 - fine-grained: the one option the answer names, or the number it gives when the options are
   numbers (or "(A)"/"(B)" in the offered order);
 - panel counts: the first whole number, in digits or words;
-- BLINK-Twice: yes or no, when the answer says exactly one of them.
+- BLINK-Twice: yes or no, when the answer says exactly one of them;
+- CV-Bench (Cambrian-1's scripts ask for "the option's letter"): BLINK's lenient letter parsing
+  (adapters/report/mllm_answers.py: "(A)", "A", "A.", "Answer: A", "(A) left"; an answer naming
+  two options gives none), else an answer that is exactly one option's text ("left", "3").
 A missing or unparsed answer is wrong, as BLINK scores it.
 """
 
@@ -27,10 +33,13 @@ from typing import Any, Sequence
 from adapters.core import benchmarks
 from adapters.core.cells import markdown_cell as md
 from adapters.core.questions import MCQuestion
+from adapters.core.tasks import CV_BENCH_TASKS
 from adapters.datasets.blink_twice.reader import question_id, yes_no
+from adapters.datasets.cv_bench.reader import question_id as cv_bench_id
 from adapters.datasets.marvel.reader import PARTS, parse_count
 from adapters.report.benchmark_report import metrics_lines
 from adapters.report.mllm import read_json, read_text, refuse_repeats
+from adapters.report.mllm_answers import normalise_answer
 from adapters.report.run_report import writing_into
 
 ACCEPTED = ("a JSON file {question id: answer} (MARVEL also {puzzle id: {avr, fine, count_context, ...}}) "
@@ -50,6 +59,8 @@ def parse_answer(question: MCQuestion, raw: Any) -> str | None:
     """The letter an answer gives to `question` under the stated rules, or None."""
     if raw is None:
         return None
+    if question.task in CV_BENCH_TASKS:
+        return _option_letter(question, raw)
     text = str(raw).strip()
     named_letters = set(re.findall(r"\(([A-Z])\)", text))
     bare = re.fullmatch(r"([A-Z])\.?", text)
@@ -79,6 +90,23 @@ def parse_answer(question: MCQuestion, raw: Any) -> str | None:
     return None
 
 
+def _plain(text: str) -> str:
+    return " ".join(text.lower().strip(" \t\n.:;,!").split())
+
+
+def _option_letter(question: MCQuestion, raw: Any) -> str | None:
+    """A multiple-choice answer: BLINK's lenient letter forms, else exactly one option's text."""
+    text = str(raw).strip()
+    options = dict(zip(question.letters, question.choices))
+    parsed = normalise_answer(text, question.letters, "lenient", options)
+    if parsed.letter is not None:
+        return parsed.letter
+    if parsed.form == "unparsed":
+        named = [letter for letter, choice in options.items() if _plain(choice) == _plain(text)]
+        return named[0] if len(named) == 1 else None
+    return None
+
+
 def _read_predictions(path: Path) -> dict[str, Any]:
     """A prediction file -> {id as written: answer}; an id given twice refuses the file."""
     if path.suffix == ".jsonl":
@@ -92,11 +120,11 @@ def _read_predictions(path: Path) -> dict[str, Any]:
                 raise OtherCompareError(f"{path}:{number} is not valid JSON ({exc})") from None
             if not isinstance(row, dict):
                 raise OtherCompareError(f"{path}:{number}: expected a JSON object per line, got {type(row).__name__}")
-            key = next((row[k] for k in ("idx", "question_id", "id") if k in row), None)
+            key = next((row[k] for k in ("idx", "question_id", "questionId", "id") if k in row), None)
             # the model's words first: an `answer` column beside them is the gold, not the model's
             value = next((row[k] for k in ("prediction", "response", "output", "text", "pred", "answer") if k in row), None)
             if key is None:
-                raise OtherCompareError(f"{path}:{number}: no id (idx, question_id or id) in {sorted(row)}")
+                raise OtherCompareError(f"{path}:{number}: no id (idx, question_id, questionId or id) in {sorted(row)}")
             pairs.append((str(key), value))
         refuse_repeats(path, pairs)
         return dict(pairs)
@@ -116,7 +144,7 @@ def _read_predictions(path: Path) -> dict[str, Any]:
 def _our_id(key: str, questions: dict[str, MCQuestion], benchmark: str) -> str:
     if key in questions:
         return key
-    prefixed = question_id(key) if benchmark == "blink-twice" else key
+    prefixed = {"blink-twice": question_id, "cv-bench": cv_bench_id}.get(benchmark, str)(key)
     return prefixed if prefixed in questions else key
 
 

@@ -1,5 +1,5 @@
-"""Counting, Spatial_Relation and Object_Localization from an open-vocabulary detector (`owlv2`,
-the default; `grounding_dino`, an option).
+"""Counting, Spatial_Relation and Object_Localization (BLINK), Count and Relation (CV-Bench) from an
+open-vocabulary detector (`owlv2`, the default; `grounding_dino`, an option).
 
 The object phrases come from the question (`phrases`); the detector looks for them; a rule per
 task turns the boxes into a choice:
@@ -12,7 +12,10 @@ Rule names carry the detector's name (`counting.owlv2_count`, `counting.groundin
   (left/right/above/below by centres, on, inside, contains, touching, near/far); in front of / behind need
   depth, which two boxes do not give: the rule abstains and says so;
 - localization: the best box of the object, whatever its score; the drawn box (from the marker step)
-  that overlaps it most (IoU) wins.
+  that overlaps it most (IoU) wins;
+- CV-Bench Count: as counting; CV-Bench Relation: the boxes the question marks (the row's bbox, else
+  the drawn outlines: adapters/rules/cv_bench.py), the detector's best box for an object they leave
+  without one.
 
 A detector that gives no box at all for a named object has answered: the rule abstains and its
 `abstain_reason` names the object (scored wrong, counted as abstained). Errors are kept for what
@@ -25,7 +28,10 @@ import torch
 from torchvision.ops import box_iou, nms
 
 from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.rules.box_relations import relation_holds
 from adapters.rules.choices import letter_for_word, letters_by_label
+from adapters.rules.cv_bench import relation_decision
+from adapters.rules.marked_objects import marked_objects, relation_pair
 from adapters.rules.model_solver import ModelSolver
 from adapters.rules.phrases import counted_object, localized_object, option_number, relation_triple
 from specialists.outputs import Detections
@@ -62,56 +68,6 @@ def _no_box(question: MCQuestion, detections: Detections, missing: list[int], ru
     objects = " or ".join(repr(detections.queries[query]) for query in missing)
     details = {**details, "abstain_reason": f"the detector found no box for {objects}"}
     return Decision({letter: float("nan") for letter in question.letters}, None, rule, abstained=True, details=details)
-
-
-def _centre(box: list[float]) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-
-
-def _gap(a: list[float], b: list[float]) -> float:
-    """Distance between two boxes (0 when they overlap)."""
-    dx = max(0.0, max(a[0], b[0]) - min(a[2], b[2]))
-    dy = max(0.0, max(a[1], b[1]) - min(a[3], b[3]))
-    return (dx**2 + dy**2) ** 0.5
-
-
-def _overlap_1d(a0: float, a1: float, b0: float, b1: float) -> float:
-    return max(0.0, min(a1, b1) - max(a0, b0))
-
-
-def relation_holds(relation: str, subject: list[float], obj: list[float]) -> float | None:
-    """A signed score, > 0 when the relation holds between the two boxes (x0, y0, x1, y1), < 0
-    when it does not; None when boxes cannot decide it (depth order)."""
-    (sx, sy), (ox, oy) = _centre(subject), _centre(obj)
-    s_w, s_h = subject[2] - subject[0], subject[3] - subject[1]
-    o_w, o_h = obj[2] - obj[0], obj[3] - obj[1]
-    scale = max(1.0, (s_w + s_h + o_w + o_h) / 4)
-    if relation == "left":
-        return (ox - sx) / scale
-    if relation == "right":
-        return (sx - ox) / scale
-    if relation == "above":
-        return (oy - sy) / scale
-    if relation == "below":
-        return (sy - oy) / scale
-    if relation == "on":
-        # above the object's centre, resting within its extent, overlapping it horizontally
-        shared = _overlap_1d(subject[0], subject[2], obj[0], obj[2]) / max(1.0, min(s_w, o_w))
-        rests = subject[3] >= obj[1] - 0.1 * o_h and sy < oy
-        return shared - 0.3 if rests else -1.0
-    if relation == "contains":  # the object inside the subject
-        return relation_holds("inside", obj, subject)
-    if relation == "inside":
-        area = max(1.0, s_w * s_h)
-        inter = _overlap_1d(subject[0], subject[2], obj[0], obj[2]) * _overlap_1d(subject[1], subject[3], obj[1], obj[3])
-        return inter / area - 0.7
-    if relation == "touching":
-        return 0.05 - _gap(subject, obj) / scale
-    if relation == "near":
-        return 0.75 - _gap(subject, obj) / scale
-    if relation == "far":
-        return _gap(subject, obj) / scale - 0.75
-    return None  # in front of / behind: occlusion order, not geometry
 
 
 def spatial_decision(question: MCQuestion, detections: Detections, relation: str, rule: str) -> Decision:
@@ -157,7 +113,9 @@ class DetectorTasks(ModelSolver):
     @property
     def rules(self) -> dict[str, str]:
         return {"Counting": f"counting.{self.specialist}_count", "Spatial_Relation": f"spatial.{self.specialist}_boxes",
-                "Object_Localization": f"localization.{self.specialist}_iou"}
+                "Object_Localization": f"localization.{self.specialist}_iou",
+                "CV_Bench_Count": f"counting.{self.specialist}_count",
+                "CV_Bench_Relation": f"relation.marked_boxes_else_{self.specialist}"}
 
     def _wrapper(self):
         import importlib
@@ -174,8 +132,11 @@ class DetectorTasks(ModelSolver):
     def model_input(self, question: MCQuestion):
         if not question.images:
             raise QuestionError(f"{question.idx}: no image")
-        if question.task == "Counting":
+        if question.task in ("Counting", "CV_Bench_Count"):
             queries: tuple = (counted_object(question),)
+        elif question.task == "CV_Bench_Relation":
+            # the marked boxes answer first; the detector looks for the two objects by name in case they give none
+            queries = tuple(o.name for o in relation_pair(question, marked_objects(question, use_drawn=False)[0]))
         elif question.task == "Spatial_Relation":
             subject, _, obj = relation_triple(question)
             queries = (subject, obj)
@@ -190,7 +151,10 @@ class DetectorTasks(ModelSolver):
 
     def decision(self, question: MCQuestion, output: Detections) -> Decision:
         rule = self.rules[question.task]
-        if question.task == "Counting":
+        if question.task == "CV_Bench_Relation":
+            best = [_best_box(output, 0), _best_box(output, 1)]
+            return relation_decision(question, rule, tuple(b[0] if b else None for b in best))
+        if question.task in ("Counting", "CV_Bench_Count"):
             return counting_decision(question, output, float(self.settings["threshold"]), rule)
         if question.task == "Spatial_Relation":
             return spatial_decision(question, output, relation_triple(question)[1], rule)

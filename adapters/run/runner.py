@@ -65,7 +65,7 @@ class RunConfig:
     synthetic_n: int = 50
     synthetic_images: str | None = None
     markers: str | None = None  # "drawn" (= "parse"), "file" (the root's markers.jsonl), a path, or None (default)
-    root: str | None = None  # --benchmark marvel | blink-twice: the release folder
+    root: str | None = None  # --benchmark marvel | blink-twice | cv-bench: the release folder
     combo_root: str | None = None  # ComBo folder or manifest CSV; None = ComBo-lite renders
     combo_n: int = 50  # --benchmark combo: questions per Category Building level and Pattern Perception
     combo_factors: str | None = None  # factor table TOML (default: the packaged 9,504-object table)
@@ -197,7 +197,7 @@ def _open_combo(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
 
 
 def _open_release(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
-    """A release folder's questions (MARVEL, BLINK-Twice: no drawn markers)."""
+    """A release folder's questions (MARVEL, BLINK-Twice, CV-Bench: no BLINK markers)."""
     reader = benchmark(config.benchmark).open_reader(config.root, config.tasks)
     data = {"root": str(reader.root), "markers": {"source": "none", "path": None, "sha256": None},
             "generator": reader.describe(), "files": [f.to_json() for f in reader.data_files()]}
