@@ -34,10 +34,11 @@ FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local
              "/System/Library/Fonts", "/Library/Fonts", "C:/Windows/Fonts")
 
 
-# TTF families we look for by file name (a few distinct designs; the first found of each is used).
-TTF_WANTED = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf",
-              "LiberationSans-Regular.ttf", "LiberationSerif-Regular.ttf", "Arial.ttf", "arial.ttf",
-              "FreeSans.ttf", "FreeSerif.ttf", "Roboto-Regular.ttf", "NotoSans-Regular.ttf")
+# The TTF families drawn with, by file name: DejaVu's four (Debian's fonts-dejavu-core). Pinned,
+# not "whatever is installed": the glyph classifier trains on these fonts and the benchmark
+# samples are drawn in them, so a machine that gains fonts (a browser package brings Liberation)
+# must draw the same images and train the same classifier.
+TTF_WANTED = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf")
 
 
 @dataclass(frozen=True)
