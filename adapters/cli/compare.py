@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from adapters.cli.report import add_page_options
 from adapters.core.benchmarks import RELEASE_BENCHMARKS
 
 
@@ -37,6 +38,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--output", dest="output", help=argparse.SUPPRESS)  # the older name
     compare.add_argument("--output-dir", dest="output", metavar="DIR", help="folder for comparison.json/.md/.csv, misses.csv, plots "
                                           "(default: the run folder when there is exactly one)")
+    add_page_options(compare)
 
 
 def _benchmark_of(args: argparse.Namespace) -> str:
@@ -49,7 +51,7 @@ def _benchmark_of(args: argparse.Namespace) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from adapters.report.compare import CompareError, accuracy_table, compare, write_comparison
+    from adapters.report.compare import CompareError, accuracy_table, comparison_of, score_inputs, write_comparison
 
     output = args.output
     if output is None:
@@ -60,13 +62,17 @@ def handle(args: argparse.Namespace) -> int:
     if benchmark != "blink":
         from adapters.report.compare_other import compare_other, comparison_markdown, write_other_comparison
 
+        if args.html or args.figure:
+            raise CompareError(f"--html and --figure show BLINK-format comparisons; {benchmark} is scored by its own "
+                               "metrics: use `specialists report RUN_DIR --html` for its runs")
         comparison = compare_other(benchmark, args.run_dirs, args.mllm, root=args.root)
         print(comparison_markdown(comparison))
         paths = write_other_comparison(comparison, output)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         return 0
-    comparison = compare(args.run_dirs, args.mllm, answers=args.answers, blink_root=args.blink_root,
-                         match=args.match, seed=args.seed, allow_other_benchmarks=args.allow_other_benchmarks)
+    scored = score_inputs(args.run_dirs, args.mllm, answers=args.answers, blink_root=args.blink_root,
+                          match=args.match, seed=args.seed, allow_other_benchmarks=args.allow_other_benchmarks)
+    comparison = comparison_of(scored)
     answers = comparison["answers"]
     print(f"answers: {answers.get('name')} ({answers.get('source')}); match: {comparison['match']}; "
           f"{len(comparison['models'])} models\n")
@@ -74,4 +80,10 @@ def handle(args: argparse.Namespace) -> int:
     paths = write_comparison(comparison, output)
     print("\nwrote " + ", ".join(str(p) for p in paths.values()))
     print(f"details (parsing, CIs, McNemar, agreement, oracle union): {Path(paths['markdown'])}")
+    if args.html or args.figure:
+        from adapters.report.html_report import comparison_pages
+
+        for line in comparison_pages(scored, comparison, Path(output), args.html, args.figure, args.data_root,
+                                     args.blink_root):
+            print(line)
     return 0

@@ -62,6 +62,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--output-dir", help="run folder (default runs/<benchmark>-<specialist>-<time>)")
     run.add_argument("--resume", action="store_true", help="continue the run in --output-dir where it stopped")
     run.add_argument("--retry-errors", action="store_true", help="with --resume: answer failed questions again")
+    run.add_argument("--keep-evidence", action="store_true",
+                     help="keep small pictures of each decision's dense output (depth map, albedo, matches) as "
+                          "thumbnails in the run folder's evidence/, for `report --html`")
+    run.add_argument("--html", action="store_true",
+                     help="at the end, write the browsable page of every question (report_html/; implies "
+                          "--keep-evidence)")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -78,7 +84,7 @@ def handle(args: argparse.Namespace) -> int:
         blink_root=args.blink_root, root=args.root, synthetic_n=args.synthetic_n, synthetic_images=args.images, markers=args.markers,
         combo_root=args.combo_root, combo_n=args.combo_n, combo_factors=args.combo_factors,
         combo_k_support=args.combo_k_support, cache=args.cache, cache_dir=args.cache_dir, settings=args.settings,
-        resume=args.resume, retry_errors=args.retry_errors,
+        resume=args.resume, retry_errors=args.retry_errors, keep_evidence=args.keep_evidence or args.html,
         progress=not args.no_progress,
     )
     results = run(config)
@@ -93,6 +99,11 @@ def handle(args: argparse.Namespace) -> int:
     if errors:
         print(f"\n{errors} question(s) failed; their errors are in {Path(output) / 'samples.jsonl'} (status \"error\").")
     print(f"\nwrote {Path(output) / 'samples.jsonl'} and {Path(output) / 'results.json'}")
+    if args.html:
+        from adapters.report.html_report import run_pages
+
+        for line in run_pages([output], Path(output), html=True, figure=None):
+            print(line)
     return 0
 
 

@@ -11,7 +11,7 @@ import io
 import math
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PIL import Image
@@ -218,6 +218,9 @@ class Decision:
     tie: True when the best score was shared and a tie-break chose `pred`.
     abstained: True when the rule declined to answer (`pred` is None then).
     details: a small JSON-able dict of the measured values behind the scores.
+    evidence: small pictures of the dense output behind the scores (name -> PIL RGB image, e.g.
+    "depth", "albedo", "matches"), attached only when the run keeps evidence
+    (`SolverOptions.keep_evidence`); written beside the samples as thumbnails, never into JSON.
     """
 
     scores: Mapping[str, float]
@@ -226,6 +229,7 @@ class Decision:
     tie: bool = False
     abstained: bool = False
     details: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.abstained != (self.pred is None):
@@ -245,6 +249,10 @@ class Decision:
         best = max(finite.values())
         winners = sorted(k for k, v in finite.items() if v == best)
         return cls(dict(scores), winners[0], rule, tie=len(winners) > 1, details=dict(details or {}))
+
+    def with_evidence(self, **views: Any) -> "Decision":
+        """The same decision carrying these evidence pictures (name -> PIL image) too."""
+        return replace(self, evidence={**self.evidence, **views})
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -53,7 +53,9 @@ def wilson_ci(correct: Sequence[bool], level: float = 0.95) -> tuple[float, floa
     z = NormalDist().inv_cdf(0.5 + level / 2)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the interval holds p; rounding can leave 0 of n a bound of 3e-17 above it, which plots
+    # as a negative error bar: clamp to [0, p] and [p, 1]
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def is_scored(sample: Mapping) -> bool:

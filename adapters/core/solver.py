@@ -31,6 +31,9 @@ class SolverOptions:
     cache: str = "off"  # feature cache mode (specialists.feature_cache.MODES): off | read | refresh
     cache_dir: str | None = None  # default: $SPECIALISTS_HOME/features
     settings: Mapping[str, str] = field(default_factory=dict)  # this specialist's `--set` overrides
+    # attach small pictures of the dense output to each Decision (`run --keep-evidence`); rules
+    # that have no dense output ignore it and the report shows their details table alone
+    keep_evidence: bool = False
 
 
 class Solver(abc.ABC):

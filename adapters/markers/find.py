@@ -9,6 +9,7 @@ question object is cached.
 
     find_markers(question) -> MarkerSet      parse_question(question) -> (MarkerSet, details)
     parse_details(question) -> {image key: ImageParse}   (what the last find_markers saw)
+    markers_used(question) -> MarkerSet | None            (what it placed, for the run's record)
 """
 
 from __future__ import annotations
@@ -197,6 +198,21 @@ def find_markers(question: MCQuestion, labels: Mapping[str, Sequence[str]] | Non
     if isinstance(cached[1], MarkerError):
         raise cached[1]
     return cached[1]
+
+
+def markers_used(question: MCQuestion) -> MarkerSet | None:
+    """The markers a rule was given for `question`, without finding them again: the positions
+    given with it, else what the last find_markers placed (all of them, or the labels found
+    before it failed); None when no rule asked for markers."""
+    if question.markers is not None:
+        return known_markers(question)
+    cached = _PARSED.get(id(question))
+    if cached is None:
+        return None
+    if isinstance(cached[1], MarkerSet):
+        return cached[1]
+    placed = {key: dict(d.markers) for key, d in cached[2].items() if d.markers}
+    return MarkerSet(question.idx, placed) if placed else None
 
 
 def parse_details(question: MCQuestion) -> dict[str, parse.ImageParse]:

@@ -354,7 +354,23 @@ def _random_expected(key: AnswerKey, options: dict[str, int]) -> dict[str, float
     return {t: sum(v) / len(v) for t, v in by_task.items() if t not in unknown}
 
 
-def compare(
+@dataclass
+class Scored:
+    """Everything `compare` scored, question by question: the runs (their samples), the answer
+    key, option counts and texts, and each model's outcomes (what the report page shows)."""
+
+    runs: list[SpecialistRun]
+    key: AnswerKey
+    options: dict[str, int]
+    texts: dict[str, dict[str, str]]
+    specialists: list[ScoredModel]
+    mllms: list[ScoredModel]
+    other: dict[str, Any]
+    match: str
+    seed: int
+
+
+def score_inputs(
     run_dirs: Sequence[str | Path],
     mllm_specs: Sequence[str],
     answers: str | None = None,
@@ -362,12 +378,8 @@ def compare(
     match: str = "auto",
     seed: int = 0,
     allow_other_benchmarks: bool = False,
-) -> dict[str, Any]:
-    """Score every specialist run and MLLM against one answer key; returns comparison.json's dict.
-
-    MLLM predictions and BLINK's answers are for BLINK's questions; a run on another benchmark
-    (the synthetic one reuses BLINK's ids) is refused unless `allow_other_benchmarks`, and then
-    named in the result's "other_benchmarks"."""
+) -> Scored:
+    """Score every specialist run and MLLM against one answer key (see `compare`)."""
     if match not in MATCH_CHOICES:
         raise CompareError(f"--match {match!r}: choose one of {', '.join(MATCH_CHOICES)}")
     if not mllm_specs:
@@ -387,6 +399,12 @@ def compare(
     for model in (*specialists, *mllms):
         summarise(model, seed)
     mllms.sort(key=lambda m: (-(m.macro or 0), m.name))
+    return Scored(runs, key, options, texts, specialists, mllms, other, match, seed)
+
+
+def comparison_of(scored: Scored) -> dict[str, Any]:
+    """comparison.json's dict from what `score_inputs` scored."""
+    specialists, mllms, key = scored.specialists, scored.mllms, scored.key
     refs = reference_scores()
     tasks = _ordered_tasks({t for m in (*specialists, *mllms) for t in m.tasks})
     reference_rows = {
@@ -398,18 +416,35 @@ def compare(
     return {
         "schema_version": COMPARISON_SCHEMA_VERSION,
         "answers": key.version,
-        "other_benchmarks": other,
+        "other_benchmarks": scored.other,
         "n_answer_key": len(key.gold),
-        "match": match,
-        "seed": seed,
+        "match": scored.match,
+        "seed": scored.seed,
         "tasks": tasks,
         "models": {m.name: _model_json(m) for m in (*specialists, *mllms)},
-        "random_expected": _random_expected(key, options),
+        "random_expected": _random_expected(key, scored.options),
         "reference": {"source": refs["source"],
                       "specialists": {t: r["specialist"] for t, r in refs["tasks"].items() if r.get("specialist")},
                       "rows": reference_rows},
         **statistics(specialists, mllms, key),
     }
+
+
+def compare(
+    run_dirs: Sequence[str | Path],
+    mllm_specs: Sequence[str],
+    answers: str | None = None,
+    blink_root: str | None = None,
+    match: str = "auto",
+    seed: int = 0,
+    allow_other_benchmarks: bool = False,
+) -> dict[str, Any]:
+    """Score every specialist run and MLLM against one answer key; returns comparison.json's dict.
+
+    MLLM predictions and BLINK's answers are for BLINK's questions; a run on another benchmark
+    (the synthetic one reuses BLINK's ids) is refused unless `allow_other_benchmarks`, and then
+    named in the result's "other_benchmarks"."""
+    return comparison_of(score_inputs(run_dirs, mllm_specs, answers, blink_root, match, seed, allow_other_benchmarks))
 
 
 # --------------------------------------------------------------------------- rendering

@@ -9,6 +9,7 @@ from __future__ import annotations
 from adapters.core.questions import Decision, MCQuestion
 from adapters.core.solver import Solver
 from adapters.rules.choices import letters_by_label
+from adapters.rules.evidence import disparity_view
 from adapters.rules.model_solver import ModelSolver
 from adapters.rules.points import marker_points, scene_image
 from specialists.outputs import DisparityMap
@@ -59,7 +60,11 @@ class DepthAnythingDepth(ModelSolver):
         return scene_image(question, 0) if self.inpaint else question.images[0]
 
     def decision(self, question: MCQuestion, output: DisparityMap) -> Decision:
-        return disparity_decision(question, output, self.rule, {"markers_inpainted": self.inpaint})
+        decision = disparity_decision(question, output, self.rule, {"markers_inpainted": self.inpaint})
+        if self.options.keep_evidence:
+            points = marker_points(question, 0, list(letters_by_label(question)))  # cached by the marker step
+            decision = decision.with_evidence(depth=disparity_view(output.disparity, points))
+        return decision
 
 
 class DepthAnythingDepthRaw(DepthAnythingDepth):

@@ -16,6 +16,7 @@ from adapters.core.questions import Decision, MCQuestion, QuestionError
 from adapters.core.solver import SolverOptions
 from adapters.core.spec import SpecialistSpec
 from adapters.rules.choices import letters_by_label
+from adapters.rules.evidence import similarity_view
 from adapters.rules.model_solver import ModelSolver
 from adapters.rules.points import marker_points, scene_image
 from specialists.dift import PRESETS, DiftFeaturizer
@@ -68,8 +69,12 @@ class DiftCorrespondence(ModelSolver):
 
     def decision(self, question: MCQuestion, output: tuple[_Pair, FeatureMap, FeatureMap]) -> Decision:
         pair, source, target = output
-        return cosine_decision(source, target, pair.ref, pair.candidates, letters_by_label(question), self.rule,
-                               {"preset": pair.preset})
+        decision = cosine_decision(source, target, pair.ref, pair.candidates, letters_by_label(question), self.rule,
+                                   {"preset": pair.preset})
+        if self.options.keep_evidence:
+            decision = decision.with_evidence(similarity=similarity_view(
+                pair.source, pair.target, source, target, pair.ref, pair.candidates))
+        return decision
 
 
 @dataclass(frozen=True)

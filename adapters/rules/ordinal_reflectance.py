@@ -10,7 +10,7 @@ from __future__ import annotations
 from adapters.core.questions import Decision, MCQuestion
 from adapters.rules.model_solver import ModelSolver
 from adapters.rules.points import scene_image
-from adapters.rules.reflectance import reflectance_decision
+from adapters.rules.reflectance import reflectance_decision, with_albedo
 from specialists.outputs import IntrinsicLayers
 
 
@@ -38,4 +38,5 @@ class OrdinalShadingReflectance(ModelSolver):
         return scene_image(question, 0)
 
     def decision(self, question: MCQuestion, output: IntrinsicLayers) -> Decision:
-        return reflectance_decision(question, output, self.rule, measure=self.settings["measure"])
+        decision = reflectance_decision(question, output, self.rule, measure=self.settings["measure"])
+        return with_albedo(decision, question, output, self.options.keep_evidence)

@@ -15,6 +15,7 @@ from adapters.core.questions import Decision, MCQuestion, QuestionError
 from adapters.core.solver import Solver, SolverOptions
 from adapters.core.spec import SpecialistSpec
 from adapters.rules.choices import letter_for_word, point_label
+from adapters.rules.evidence import albedo_view
 from adapters.rules.points import marker_points, scene_image
 from specialists.outputs import IntrinsicLayers
 from specialists.retinex import Retinex
@@ -65,4 +66,12 @@ class RetinexReflectance(Solver):
 
     def decide(self, question: MCQuestion) -> Decision:
         layers = self.retinex(scene_image(question, 0))
-        return reflectance_decision(question, layers, "reflectance.retinex_iid", measure=self.settings["measure"])
+        decision = reflectance_decision(question, layers, "reflectance.retinex_iid", measure=self.settings["measure"])
+        return with_albedo(decision, question, layers, self.options.keep_evidence)
+
+
+def with_albedo(decision: Decision, question: MCQuestion, layers: IntrinsicLayers, keep: bool) -> Decision:
+    """The decision with a thumbnail of the albedo it read (when the run keeps evidence)."""
+    if not keep:
+        return decision
+    return decision.with_evidence(albedo=albedo_view(layers, marker_points(question, 0, ["A", "B"])))

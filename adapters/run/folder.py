@@ -1,6 +1,6 @@
 """The files of a run folder besides its lock: `samples.jsonl` (SampleStore), `results.json` and
-`run_identity.json` (each written whole or not at all), and the checks that a `--resume`
-continues the same run.
+`run_identity.json` (each written whole or not at all), `evidence/` (the thumbnails of dense
+outputs `--keep-evidence` keeps), and the checks that a `--resume` continues the same run.
 
 What makes a run the run it is (benchmark, split, specialists, settings, checkpoint, seed,
 answers, markers, data: see `adapters.run.runner._identity`) is written to `run_identity.json`
@@ -11,8 +11,10 @@ what it holds: a resume never files old answers under another specialist's name.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -79,6 +81,32 @@ def write_json_atomic(path: Path, payload: Mapping) -> None:
         except OSError:  # a read-only folder: nothing was written there either
             pass
         raise
+
+
+EVIDENCE_DIR = "evidence"
+
+
+def file_stem(idx: str) -> str:
+    """A question id as a file name: itself when it is one, else its safe characters and a hash
+    (ids of other benchmarks may hold slashes or spaces; two ids never share a name)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", idx)[:80].lstrip(".")  # no hidden files, no ".."
+    if safe == idx:
+        return idx
+    return f"{safe}-{hashlib.sha256(idx.encode('utf-8')).hexdigest()[:10]}"
+
+
+def write_evidence(out: Path, idx: str, views: Mapping[str, object]) -> dict[str, str]:
+    """Each evidence picture (name -> PIL image) as evidence/<idx>.<name>.png; returns name ->
+    path relative to the run folder (what the sample line records)."""
+    folder = out / EVIDENCE_DIR
+    written = {}
+    with writing(folder):
+        folder.mkdir(exist_ok=True)
+        for name, image in views.items():
+            relative = f"{EVIDENCE_DIR}/{file_stem(idx)}.{file_stem(name)}.png"
+            image.save(out / relative, optimize=True)
+            written[name] = relative
+    return written
 
 
 def write_identity(out: Path, identity: Mapping) -> None:

@@ -34,8 +34,9 @@ from adapters.datasets.blink.answers import load_answers
 from adapters.datasets.blink.reader import BlinkReader
 from adapters.datasets.synthetic import cached_synthetic
 from adapters.markers import apply_markers, load_markers
-from adapters.markers.find import parser_networks
-from adapters.run.folder import SampleStore, check_identity, check_samples, write_identity, write_json_atomic
+from adapters.markers.find import markers_used, parser_networks
+from adapters.run.folder import (SampleStore, check_identity, check_samples, write_evidence, write_identity,
+                                 write_json_atomic)
 from adapters.run.lock import RunDirError, RunLock, writing
 from adapters.run.provenance import environment, now_iso, seed_everything
 from checkpoints.hashing import sha256_file
@@ -75,6 +76,7 @@ class RunConfig:
     cache_dir: str | None = None
     resume: bool = False
     retry_errors: bool = False
+    keep_evidence: bool = False  # thumbnails of the dense outputs beside the samples (evidence/)
     progress: bool = True
 
     def validate(self) -> None:
@@ -121,6 +123,7 @@ def _sample(
     outcome: Decision | Exception,
     seconds: float,
     benchmark: str,
+    markers: dict | None = None,
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
         "idx": question.idx,
@@ -139,6 +142,11 @@ def _sample(
     }
     if question.meta:
         record["meta"] = question.meta
+    if markers:  # where the rule read the points and boxes: the report draws them over the images
+        record["markers"] = markers
+        # given with the question (--markers file, generator) or read from its drawing
+        record["markers_from"] = "given" if isinstance(question, MCQuestion) and question.markers is not None \
+            else "parsed"
     if isinstance(outcome, Exception):
         record["status"] = "error"
         record["error"] = f"{type(outcome).__name__}: {outcome}"
@@ -335,7 +343,7 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")
     settings = run_settings(assignment, config.settings)
     options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint,
-                            config.cache, config.cache_dir)
+                            config.cache, config.cache_dir, keep_evidence=config.keep_evidence)
     solvers = {spec.name: spec.build(replace(options, settings=settings[spec.name])) for spec in assignment.values()}
     seed_everything(config.seed)
 
@@ -434,7 +442,11 @@ def _run_task(
     with tqdm(total=total, initial=len(samples), desc=task, unit="q", disable=None if config.progress else True) as bar:
         for batch in _batches(iter(todo), config.batch_size):
             for question, outcome, seconds in _answer(batch, solver):
-                record = _sample(question, spec, solver, outcome, seconds, config.benchmark)
+                used = markers_used(question) if isinstance(question, MCQuestion) else None
+                record = _sample(question, spec, solver, outcome, seconds, config.benchmark,
+                                 used.to_json() if used else None)
+                if config.keep_evidence and isinstance(outcome, Decision) and outcome.evidence:
+                    record["evidence"] = write_evidence(store.path.parent, question.idx, outcome.evidence)
                 store.append(record)
                 samples.append(record)
                 bar.update(1)

@@ -52,6 +52,10 @@ def test_wilson_interval_stays_informative_at_the_extremes():
     lo, hi = wilson_ci([True, False] * 50)  # p = 0.5, n = 100: 0.5 -+ 0.096
     assert abs(lo - 0.4038) < 1e-3 and abs(hi - 0.5962) < 1e-3
     assert wilson_ci([]) is None
+    for n in range(1, 60):  # rounding never leaves p outside its interval (0 of 10 gave lo = 3e-17)
+        for k in (0, n // 3, n):
+            lo, hi = wilson_ci([True] * k + [False] * (n - k))
+            assert lo <= k / n <= hi
 
 
 def test_macro_interval_resamples_within_tasks():
