@@ -68,9 +68,38 @@ def test_two_processes_answer_every_question_as_one_does(home, tmp_path):
     assert comparable(ra) == comparable(rb)
     assert ra["distributed"] == {"world_size": 1}
     launch = rb["distributed"]
-    assert (launch["world_size"], launch["backend"], launch["launcher"], launch["strategy"]) == (2, "gloo", "lightning", "ddp")
+    assert (launch["world_size"], launch["backend"], launch["launcher"]) == (2, "gloo", "lightning")
+    assert launch["strategy"] == "ddp"
     assert [r["rank"] for r in launch["ranks"]] == [0, 1] and rb["config"]["devices"] == 2
     assert not part_files(two)  # every rank's part was filed into samples.jsonl
+
+
+def test_under_torchrun_the_processes_it_started_are_the_ranks(home, tmp_path):
+    """torchrun starts both processes (Lightning launches none) and names the launcher; asking
+    for one process under it is refused in one line instead of two runs racing for the folder."""
+    import socket
+
+    def torchrun() -> list[str]:
+        with socket.socket() as probe:  # a free port for its rendezvous
+            probe.bind(("127.0.0.1", 0))
+            port = str(probe.getsockname()[1])
+        return [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", port,
+                "-m", "specialists"]
+
+    args = ["run", "--benchmark", "synthetic", "--synthetic-n", "3", "--no-progress"]
+    one = tmp_path / "one"
+    assert cli([*args, "--output-dir", str(one)], home).returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SPECIALISTS_HOME": str(home)}
+    two = tmp_path / "two"
+    done = subprocess.run([*torchrun(), *args, "--output-dir", str(two), "--devices", "2"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [{**s, "seconds": 0} for s in samples(one)] == [{**s, "seconds": 0} for s in samples(two)]
+    results = json.loads((two / "results.json").read_text())
+    assert (results["distributed"]["launcher"], results["distributed"]["world_size"]) == ("torchelastic", 2)
+    refused = subprocess.run([*torchrun(), *args, "--output-dir", str(tmp_path / "three")], cwd=REPO, env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert refused.returncode != 0 and "started by a launcher (WORLD_SIZE=2)" in refused.stderr
 
 
 def test_two_processes_with_a_tiny_random_network_and_a_shared_feature_cache(home, tmp_path):
