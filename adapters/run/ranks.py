@@ -164,8 +164,8 @@ def _as_rank(fabric: Any, function: Callable[..., T], args: tuple, facts: dict) 
 
 
 def launched_by_torchrun_without_devices(devices: int, num_nodes: int) -> str | None:
-    """The line to print when torchrun / SLURM started several processes but the command asks
-    for one (each would take the whole run); None when they agree."""
+    """The line to print when torchrun (or another launcher that sets WORLD_SIZE) started several
+    processes but the command asks for one (each would take the whole run); None when they agree."""
     world = int(os.environ.get("WORLD_SIZE", "1") or 1)
     if world > 1 and devices * num_nodes == 1 and "LOCAL_RANK" in os.environ:
         return (f"this process is one of {world} started by a launcher (WORLD_SIZE={world}), but the command asks for "
