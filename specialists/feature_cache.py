@@ -8,6 +8,13 @@ and renamed into place (`os.replace` is atomic on POSIX), so a killed process le
 old entry, the new one, or a stray temporary file that the next start removes: never a torn
 entry. A file that fails to load anyway is dropped and counted as a miss.
 
+Several processes may share one cache (the ranks of a `--devices N` run, two runs at once): the
+same key written twice holds the same output, so whichever rename lands last is right. A
+temporary file is named after its writer (pid@host), and a starting process removes only those
+whose writer is gone (a dead pid on this host, or older than a day from another host), never a
+neighbour's write in flight. An entry another process evicted between a lookup and its read is
+a miss. Each process bounds the cache by what it sees (entries there at its start, and its own).
+
 Modes (`--cache`): "off" (neither read nor written), "read" (hits are read, misses written),
 "refresh" (everything recomputed and rewritten). The cache holds at most `max_bytes`; beyond
 that the least recently used entries (file mtime, touched on every hit) are evicted.
@@ -19,6 +26,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import socket
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -32,6 +41,8 @@ from safetensors.torch import load_file, save_file
 CacheMode = Literal["off", "read", "refresh"]
 MODES = ("off", "read", "refresh")
 _SINGLE = "__output__"  # the tensor name when an output is one tensor rather than a dict
+_TMP = re.compile(r"\.tmp-(\d+)@([^~]*)~")  # .tmp-{pid}@{host}~{random}: who is writing it
+_FOREIGN_STRAY_SECONDS = 24 * 3600  # another host's temporary file older than this is a leftover
 
 
 class UnseededOutputError(ValueError):
@@ -88,10 +99,14 @@ class FeatureCache:
         self._sizes: dict[Path, int] = {}
         self._last_used: dict[Path, int] = {}  # ns; from mtime at start, then kept in memory
         self._clock = 0
-        for stray in self.root.glob("*/.tmp-*"):  # left by a killed writer
-            stray.unlink(missing_ok=True)
+        for stray in self.root.glob("*/.tmp-*"):
+            if _writer_gone(stray):
+                stray.unlink(missing_ok=True)
         for path in self.root.glob("*/*.safetensors"):
-            stat = path.stat()
+            try:
+                stat = path.stat()
+            except FileNotFoundError:  # evicted by another process meanwhile
+                continue
             self._sizes[path] = stat.st_size
             self._last_used[path] = stat.st_mtime_ns
 
@@ -118,7 +133,10 @@ class FeatureCache:
         except (SafetensorError, OSError, ValueError):
             self._drop(path)  # unreadable: recompute rather than fail the run
             return None
-        os.utime(path)  # recency for eviction, seen by the next process too
+        try:
+            os.utime(path)  # recency for eviction, seen by the next process too
+        except FileNotFoundError:  # another process evicted it after the read: the tensors are whole
+            pass
         self._touch(path)
         if set(tensors) == {_SINGLE}:
             return tensors[_SINGLE]
@@ -137,17 +155,18 @@ class FeatureCache:
         tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in tensors.items()}
         path = self.path(key)
         path.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".tmp-{os.getpid()}@{socket.gethostname()}~", dir=path.parent)
         os.close(fd)
         try:
             save_file(tensors, tmp, metadata={k: str(v) for k, v in asdict(key).items()})
             with open(tmp, "rb") as f:
                 os.fsync(f.fileno())
+            size = os.path.getsize(tmp)
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-        self._sizes[path] = path.stat().st_size
+        self._sizes[path] = size
         self._touch(path)
         self._evict()
 
@@ -172,3 +191,25 @@ class FeatureCache:
             total -= self._sizes[path]
             self._drop(path)
             self.evictions += 1
+
+
+def _writer_gone(stray: Path) -> bool:
+    """Whether a temporary file's writer can no longer finish it: its pid is dead on this host,
+    it comes from another host and is older than a day, or its name is none this module writes."""
+    match = _TMP.match(stray.name)
+    try:
+        age = time.time() - stray.stat().st_mtime
+    except FileNotFoundError:  # its writer renamed it into place meanwhile
+        return False
+    if match is None:
+        return True  # not a name this module writes: nobody is finishing it
+    pid, host = int(match.group(1)), match.group(2)
+    if host != socket.gethostname():
+        return age > _FOREIGN_STRAY_SECONDS
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False

@@ -1,12 +1,18 @@
 """LightningDataModule for ComBo's 9,504-way classification: a real ComBo folder when
-`manifest` is given, ComBo-lite renders otherwise. DDP-ready: Lightning adds the distributed
-sampler; nothing here assumes rank 0."""
+`manifest` is given, ComBo-lite renders otherwise. DDP-ready; nothing here assumes rank 0.
+
+The training order is the seed's alone, whatever the number of processes: one seeded permutation
+per epoch (a DistributedSampler, built here rather than by Lightning), dealt out in turn to the
+ranks, so step k of W processes with batch B trains on exactly the images step k of one process
+with batch W x B does. Gradients are averaged over the ranks, so for networks without batch
+statistics (ViTs, LayerNorm) the two runs compute the same updates up to rounding; BatchNorm
+networks normalise per process (per-device batch statistics, as DDP does by default)."""
 
 from __future__ import annotations
 
 import lightning.pytorch as pl
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, DistributedSampler
 from torchvision.transforms import v2
 
 from adapters.datasets.combo.factors import FactorTable
@@ -22,7 +28,8 @@ class ComboDataModule(pl.LightningDataModule):
         image_size: square input size S.
         views_per_object: ComBo-lite views per object in one epoch (ComBo has 20).
         val_views_per_object: ComBo-lite held-out views per object for validation (0: none).
-        batch_size, num_workers: DataLoader settings (per process under DDP).
+        batch_size, num_workers: DataLoader settings (per process under DDP: the global batch
+            is batch_size x devices x num_nodes).
         augment: random resized crop (scale 0.7-1) and horizontal flip on training images.
         seed: ComBo-lite rendering seed.
     """
@@ -52,7 +59,12 @@ class ComboDataModule(pl.LightningDataModule):
 
     def _loader(self, dataset, shuffle: bool) -> DataLoader:
         h = self.hparams
-        return DataLoader(dataset, batch_size=h.batch_size, shuffle=shuffle, num_workers=h.num_workers,
+        sampler = None
+        if shuffle:
+            world, rank = (self.trainer.world_size, self.trainer.global_rank) if self.trainer is not None else (1, 0)
+            sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=True, seed=h.seed,
+                                         drop_last=True)  # Lightning calls set_epoch: a new order per epoch
+        return DataLoader(dataset, batch_size=h.batch_size, sampler=sampler, num_workers=h.num_workers,
                           pin_memory=torch.cuda.is_available(), persistent_workers=h.num_workers > 0,
                           drop_last=shuffle)
 

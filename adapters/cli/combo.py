@@ -3,7 +3,9 @@ level (easy/medium/hard/expert) next to ComBo's published rows.
 
 Without --combo-root the questions are built from ComBo-lite renders; --checkpoint takes
 tiny-random, timm:NAME, an export folder from `specialists train combo`, or a weight file
-(with --architecture)."""
+(with --architecture). With --devices N [--num-nodes M] Lightning starts one process per device
+(as `specialists run` does): every process builds the same questions, answers its share of them
+with the backbone on its own device, and rank 0 prints and writes the table of all of them."""
 
 from __future__ import annotations
 
@@ -34,13 +36,34 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ev.add_argument("--image-size", type=int, default=64, help="ComBo-lite render size (default 64)")
     ev.add_argument("--difficulty-features", default="pixels",
                     help="what ranks difficulty: 'pixels' (weight-free 16x16 thumbnails) or a backbone SPEC")
-    ev.add_argument("--device", default="cpu")
+    ev.add_argument("--device", default="cpu", help="cpu or cuda (with --devices: each process its own GPU)")
+    ev.add_argument("--devices", type=int, default=1, metavar="N", help="processes per node, as in `run`")
+    ev.add_argument("--num-nodes", type=int, default=1, metavar="M", help="nodes, as in `run`")
+    ev.add_argument("--strategy", default="ddp", choices=["ddp", "ddp_spawn"], help="Lightning's launcher, as in `run`")
     ev.add_argument("--batch-size", type=int, default=8, help="questions per forward pass")
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--output", help="write the per-level results as JSON here")
 
 
 def handle(args: argparse.Namespace) -> int:
+    from adapters.run.ranks import SINGLE, launch
+    from specialists.precision import check_device
+
+    if args.n_per_level < 1 or args.k_support < 1:
+        raise ValueError("--combo-n and --k-support must be at least 1")
+    check_device(args.device)  # a GPU that is not here stops before any backbone is built
+    if args.devices < 1 or args.num_nodes < 1:
+        raise ValueError("--devices and --num-nodes must be at least 1")
+    if args.devices * args.num_nodes == 1:
+        return _evaluate(args, SINGLE)
+    if args.device not in ("cpu", "cuda"):
+        raise ValueError(f"--device {args.device} with --devices {args.devices}: give --device cuda or cpu")
+    code = launch(_evaluate, args, accelerator="cpu" if args.device == "cpu" else "cuda", devices=args.devices,
+                  num_nodes=args.num_nodes, strategy=args.strategy)
+    return 0 if code is None else code
+
+
+def _evaluate(args: argparse.Namespace, ranks) -> int:
     from adapters.core import registry
     from adapters.core.solver import SolverOptions
     from adapters.datasets.combo import (
@@ -53,14 +76,11 @@ def handle(args: argparse.Namespace) -> int:
         pixel_features,
         read_manifest,
     )
-    from adapters.datasets.combo.evaluation import evaluate_by_level, markdown_table
+    from adapters.datasets.combo.evaluation import answer_questions, levels_summary, markdown_table
     from adapters.rules.prototype_retrieval import PrototypeRetrieval
-    from specialists.precision import check_device
     from specialists.timm_backbone import Embedder, load_backbone
 
-    if args.n_per_level < 1 or args.k_support < 1:
-        raise ValueError("--combo-n and --k-support must be at least 1")
-    check_device(args.device)  # a GPU that is not here stops before any backbone is built
+    device = ranks.device if ranks.world_size > 1 else args.device
     table = FactorTable.load(args.factors)
     manifest = args.manifest
     if manifest and Path(manifest).is_dir():  # a ComBo folder, as `run --combo-root` takes it
@@ -71,19 +91,30 @@ def handle(args: argparse.Namespace) -> int:
         features = pixel_features
     else:
         model, config, _ = load_backbone(args.difficulty_features, args.architecture)
-        features = Embedder(model, config, args.device).features
+        features = Embedder(model, config, device).features
     questions = build_category_building(source, table, CategoryBuildingConfig(
         n_per_level=args.n_per_level, k_support=args.k_support, seed=args.seed), features)
     rows, raw = {}, {}
     specs = args.checkpoint or ["tiny-random"]
+    # this process's share: every W-th question (all of them in a one-process run)
+    mine = list(range(len(questions)))[ranks.rank::ranks.world_size]
     # one step per backbone (each embeds every question's images), on a terminal only
-    for spec in tqdm(specs, desc="backbones", unit="model", disable=None if len(specs) > 1 else True, leave=False):
-        options = SolverOptions(device=args.device, batch_size=args.batch_size, seed=args.seed, checkpoint=spec)
-        solver = PrototypeRetrieval(options, registry.get("prototype"), args.architecture)
+    show = None if len(specs) > 1 and ranks.is_main else True
+    for spec in tqdm(specs, desc="backbones", unit="model", disable=show, leave=False):
+        options = SolverOptions(device=device, batch_size=args.batch_size, seed=args.seed, checkpoint=spec)
+        solver = ranks.main_first(lambda: PrototypeRetrieval(options, registry.get("prototype"), args.architecture))
         ref = solver.checkpoint
         name = f"{spec}{' (random weights: meaningless)' if ref.tiny_random else ''}"
-        rows[name] = evaluate_by_level(questions, solver, args.batch_size, args.seed)
+        outcomes: list = [None] * len(questions)
+        for share in ranks.gather(lambda: list(zip(mine, answer_questions([questions[i] for i in mine], solver,
+                                                                          args.batch_size)))):
+            for i, outcome in share:
+                outcomes[i] = outcome
+        rows[name] = levels_summary(questions, outcomes, args.seed)
         raw[spec] = {"checkpoint": ref.to_json(), "levels": rows[name]}
+    distributed = ranks.describe()  # every rank takes part; rank 0 reports
+    if not ranks.is_main:
+        return 0
     print(f"Category Building on {source.name}, prototype retrieval, {args.n_per_level} questions per level, "
           f"{args.k_support} supports per category; accuracy in %\n")
     print(markdown_table(rows))
@@ -92,6 +123,7 @@ def handle(args: argparse.Namespace) -> int:
         Path(args.output).write_text(json.dumps({"source": source.name, "n_per_level": args.n_per_level,
                                                  "k_support": args.k_support, "seed": args.seed,
                                                  "difficulty_features": args.difficulty_features,
+                                                 "distributed": distributed,
                                                  "models": raw}, indent=2) + "\n", encoding="utf-8")
         print(f"\nwrote {args.output}")
     return 0

@@ -38,10 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from adapters.run.ranks import StoppedElsewhere
+
     try:
         if args.command is None:
             return run.handle_default()
         return SUBCOMMANDS[args.command].handle(args)
+    except StoppedElsewhere:  # another process of a several-process run failed; rank 0 prints why
+        return 1
     except USER_ERRORS as exc:
         if os.environ.get("SPECIALISTS_DEBUG"):
             raise

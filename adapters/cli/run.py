@@ -37,6 +37,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--limit", type=question_limit, help="at most N questions per task, or a fraction (0.1 = the first "
                      "10%% of each task's questions, at least one)")
     run.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    run.add_argument("--devices", type=int, default=1, metavar="N",
+                     help="processes per node, one per GPU with --device cuda (Lightning launches them; under torchrun "
+                          "or SLURM give the counts they started); the questions are shared out, one samples.jsonl "
+                          "and results.json come out")
+    run.add_argument("--num-nodes", type=int, default=1, metavar="M", help="nodes of a several-node run (default 1)")
+    run.add_argument("--strategy", default="ddp", choices=["ddp", "ddp_spawn"],
+                     help="how Lightning starts the processes: ddp re-runs this command per device (default), "
+                          "ddp_spawn spawns them from this interpreter")
     run.add_argument("--batch-size", type=int, default=8)
     run.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"])
     run.add_argument("--seed", type=int, default=0)
@@ -85,9 +93,11 @@ def handle(args: argparse.Namespace) -> int:
         combo_root=args.combo_root, combo_n=args.combo_n, combo_factors=args.combo_factors,
         combo_k_support=args.combo_k_support, cache=args.cache, cache_dir=args.cache_dir, settings=args.settings,
         resume=args.resume, retry_errors=args.retry_errors, keep_evidence=args.keep_evidence or args.html,
-        progress=not args.no_progress,
+        progress=not args.no_progress, devices=args.devices, num_nodes=args.num_nodes, strategy=args.strategy,
     )
     results = run(config)
+    if results is None:  # a rank other than 0 of a several-process run: rank 0 reports
+        return 0
     print(markdown([load_run(output)]).split("\n## ")[0].rstrip())
     if args.benchmark == "combo":
         _print_combo_table(results)

@@ -7,6 +7,13 @@ answers, markers, data: see `adapters.run.runner._identity`) is written to `run_
 before the first question, so it outlives a lost `results.json`. Each sample line also names its
 benchmark, specialist and checkpoint, so a folder holding neither file is still checked against
 what it holds: a resume never files old answers under another specialist's name.
+
+A run of several processes (`--devices N`) has each rank append to its own part,
+`samples.rank{R}.jsonl`; at the end of every task rank 0 appends that task's answers to
+`samples.jsonl` in question order and the parts are removed, so between tasks the folder looks
+like a one-process run's. A `--resume` first moves whatever the parts hold (a killed rank's
+answers) into `samples.jsonl`: parts are never older than the lines of `samples.jsonl`, so
+appended last they win as the newest answers.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from typing import Any, Mapping
 from adapters.run.lock import RunDirError, writing
 
 IDENTITY_NAME = "run_identity.json"
+SAMPLES_NAME = "samples.jsonl"
+_PART = re.compile(r"samples\.rank(\d+)\.jsonl")
 _TODO = "resume with the settings the run was started with, or use a new --output-dir"
 
 
@@ -62,9 +71,44 @@ class SampleStore:
         return record
 
     def append(self, record: dict) -> None:
+        self.append_many([record])
+
+    def append_many(self, records: list[dict]) -> None:
+        """Append records, one flushed line each (a kill loses at most the line being written)."""
         with writing(self.path), open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            handle.flush()
+            for record in records:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.flush()
+
+
+def part_path(out: Path, rank: int) -> Path:
+    """Where rank `rank` of a several-process run appends its answers."""
+    return out / f"samples.rank{rank}.jsonl"
+
+
+def part_files(out: Path) -> list[Path]:
+    """Every rank's part in the folder, by rank (a run may have had more ranks than this one)."""
+    found = [(int(m.group(1)), p) for p in out.glob("samples.rank*.jsonl") if (m := _PART.fullmatch(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def has_samples(out: Path) -> bool:
+    """Whether the folder holds answers of a run (merged or still in ranks' parts)."""
+    return (out / SAMPLES_NAME).exists() or bool(part_files(out))
+
+
+def consolidate(out: Path) -> dict[str, dict]:
+    """Every saved answer, newest per idx: samples.jsonl, then the parts appended to it (those
+    not already there, line for line) and removed. Called by rank 0 while no rank writes."""
+    store = SampleStore(out / SAMPLES_NAME)
+    records = store.load()
+    for part in part_files(out):
+        pending = [r for r in SampleStore(part).load().values() if records.get(r["idx"]) != r]
+        store.append_many(pending)
+        records.update({r["idx"]: r for r in pending})
+        with writing(part):
+            part.unlink()
+    return records
 
 
 def write_json_atomic(path: Path, payload: Mapping) -> None:

@@ -5,6 +5,11 @@ Two runs into one --output-dir would interleave their samples.jsonl lines and ov
 other's results.json. The lock is an OS file lock (flock), so the kernel drops it when its process
 dies: a lock left by a killed run is taken over, with no stale-lock bookkeeping. The lock file
 also names its holder (pid, host, start time) for the message the second run prints.
+
+A run of several processes: rank 0 holds the folder's lock, and every other rank R holds
+`.run.rank{R}.lock` over its own part of the answers (adapters/run/folder.py), so a rank left
+running by a killed run is never joined by a second writer of the same part. On several nodes
+the folder must be on a file system every node sees, with working flock (NFSv4, Lustre, GPFS).
 """
 
 from __future__ import annotations
@@ -19,6 +24,11 @@ from pathlib import Path
 from typing import Iterator
 
 LOCK_NAME = ".run.lock"
+
+
+def lock_name(rank: int) -> str:
+    """The lock file rank `rank` holds: the folder's own for rank 0, its part's for the others."""
+    return LOCK_NAME if rank == 0 else f".run.rank{rank}.lock"
 
 
 class RunDirError(ValueError):
@@ -54,8 +64,8 @@ def writing(path: str | Path) -> Iterator[None]:
 class RunLock:
     """Context manager: the exclusive lock of one run folder (RunDirError when another holds it)."""
 
-    def __init__(self, folder: str | Path, started_at: str) -> None:
-        self.path = Path(folder) / LOCK_NAME
+    def __init__(self, folder: str | Path, started_at: str, name: str = LOCK_NAME) -> None:
+        self.path = Path(folder) / name
         self.started_at = started_at
         self._handle = None
 
@@ -68,7 +78,8 @@ class RunLock:
             handle.seek(0)
             holder = _holder(handle.read())
             handle.close()
-            raise RunDirError(f"{self.path.parent} is in use by another run ({holder}); wait for it to finish, "
+            which = "" if self.path.name == LOCK_NAME else f" ({self.path.name})"
+            raise RunDirError(f"{self.path.parent}{which} is in use by another run ({holder}); wait for it to finish, "
                               "or choose another --output-dir") from None
         self._handle = handle
         try:

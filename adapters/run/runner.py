@@ -4,8 +4,14 @@ Questions are read task by task, answered in batches by the task's solver, and e
 appended to `samples.jsonl` at once (one JSON line per question, flushed), so a killed run loses
 at most the batch in flight and `--resume` continues where it stopped, once it has checked that
 the folder holds the same run (adapters/run/folder.py). `results.json` is
-rewritten after every task and at the end; it is always computed from the sample lines, so a
-resumed run and an uninterrupted one produce the same numbers.
+rewritten after every task and at the end; it is always computed from the sample lines, taken in
+question order, so a resumed run and an uninterrupted one produce the same numbers.
+
+With `devices` x `num_nodes` > 1 Lightning starts one process per device (adapters/run/ranks.py).
+Every rank reads the same questions; each task's unanswered questions are dealt out in turn
+(rank R answers the R-th, the (R+W)-th, ...), each rank appends to its own part of the answers,
+and at the end of the task rank 0 appends them to `samples.jsonl` in question order and rewrites
+`results.json`: the files of a one-process run, with the launch recorded under "distributed".
 """
 
 from __future__ import annotations
@@ -30,16 +36,25 @@ from adapters.core.scoring import is_scored, macro_bootstrap_ci, macro_micro, st
 from adapters.core.settings import SettingError, parse_overrides, resolve
 from adapters.core.solver import PRECISIONS, Solver, SolverOptions
 from adapters.core.tasks import canonical_task
-from adapters.datasets.blink.answers import load_answers
 from adapters.datasets.blink.reader import BlinkReader
-from adapters.datasets.synthetic import cached_synthetic
-from adapters.markers import apply_markers, load_markers
-from adapters.markers.find import markers_used, parser_networks
-from adapters.run.folder import (SampleStore, check_identity, check_samples, write_evidence, write_identity,
-                                 write_json_atomic)
-from adapters.run.lock import RunDirError, RunLock, writing
+from adapters.markers import apply_markers
+from adapters.markers.find import markers_used
+from adapters.run.folder import (
+    SAMPLES_NAME,
+    SampleStore,
+    check_identity,
+    check_samples,
+    consolidate,
+    has_samples,
+    part_path,
+    write_evidence,
+    write_identity,
+    write_json_atomic,
+)
+from adapters.run.lock import RunDirError, RunLock, lock_name, writing
 from adapters.run.provenance import environment, now_iso, seed_everything
-from checkpoints.hashing import sha256_file
+from adapters.run.ranks import SINGLE, STRATEGIES, Ranks, launch, launched_by_torchrun_without_devices
+from adapters.run.sources import open_benchmark
 from specialists.feature_cache import MODES as CACHE_MODES
 from specialists.precision import check_device
 
@@ -78,6 +93,13 @@ class RunConfig:
     retry_errors: bool = False
     keep_evidence: bool = False  # thumbnails of the dense outputs beside the samples (evidence/)
     progress: bool = True
+    devices: int = 1  # processes per node (one per GPU; on CPUs they share the cores)
+    num_nodes: int = 1
+    strategy: str = "ddp"  # Lightning's launcher: ddp (re-runs the command per device) | ddp_spawn
+
+    @property
+    def world_size(self) -> int:
+        return self.devices * self.num_nodes
 
     def validate(self) -> None:
         kind = benchmark(self.benchmark)  # an unknown name is refused with the known ones
@@ -105,6 +127,24 @@ class RunConfig:
         if self.limit is not None and self.limit <= 0:
             raise ValueError("--limit must be a number of questions (at least 1) or a fraction between 0 and 1")
         check_device(self.device)  # a GPU that is not here stops the run before its first question
+        self._validate_processes()
+
+    def _validate_processes(self) -> None:
+        if self.devices < 1 or self.num_nodes < 1:
+            raise ValueError("--devices and --num-nodes must be at least 1")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"--strategy {self.strategy!r}: use one of {', '.join(STRATEGIES)}")
+        if line := launched_by_torchrun_without_devices(self.devices, self.num_nodes):
+            raise ValueError(line)
+        if self.world_size > 1 and self.device not in ("cpu", "cuda"):
+            raise ValueError(f"--device {self.device} with --devices {self.devices}: each process takes its own device; "
+                             "give --device cuda (GPUs 0..N-1 of CUDA_VISIBLE_DEVICES) or --device cpu")
+        if self.device == "cuda" and self.devices > 1:
+            import torch
+
+            if torch.cuda.device_count() < self.devices:
+                raise ValueError(f"--devices {self.devices}: this machine shows {torch.cuda.device_count()} GPU(s); "
+                                 "ask for at most that many per node")
 
 
 def questions_limit(limit: int | float | None, total: int) -> int | None:
@@ -162,81 +202,6 @@ def _sample(
     return record
 
 
-def _marker_source(config: RunConfig, data_root: Path) -> tuple[dict, dict[str, Any]]:
-    """Known marker coordinates for the run, and how they were obtained (recorded in results;
-    its "note" is the line a run prints about them).
-
-    --markers: None (parse the drawing; the synthetic benchmark reads its generator's file),
-    "drawn" or "parse" (parse the drawing), "file" (the root's own markers.jsonl, as `specialists
-    synth` writes it), or a path."""
-    path: Path | None = None
-    own = data_root / "markers.jsonl"
-    if config.markers == "file":
-        if not own.is_file():
-            raise ValueError(f"--markers file: {data_root} holds no markers.jsonl; parse the drawing "
-                             "(--markers drawn) or name a file (--markers FILE)")
-        path, source = own, "file"
-    elif config.markers not in (None, "parse", "drawn"):
-        path, source = Path(config.markers), "file"
-    elif config.markers is None and benchmark(config.benchmark).questions == "generated":
-        path, source = own, "generator"
-    if path is None:
-        note = "markers: read from the drawing"
-        if own.is_file():
-            note += f" ({own} gives them too: --markers file reads it)"
-        return {}, {"source": "parsed", "path": None, "sha256": None, "networks": parser_networks(), "note": note}
-    note = f"markers: read from {path} (--markers drawn reads the drawing instead)"
-    return load_markers(path), {"source": source, "path": str(path), "sha256": sha256_file(path), "note": note}
-
-
-def _open_combo(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
-    """ComBo's questions (no drawn markers, answers known by construction)."""
-    from adapters.datasets.combo.benchmark import ComboBenchmark, ComboSettings
-
-    if config.answers:
-        raise ValueError("--answers overrides BLINK gold answers; ComBo's answers are known by construction")
-    if config.markers:
-        raise ValueError("--markers: ComBo questions have no drawn markers")
-    reader = ComboBenchmark(ComboSettings(config.combo_root, config.combo_n, config.combo_k_support,
-                                          factors=config.combo_factors, seed=config.seed), config.tasks)
-    data = {"root": str(reader.root), "markers": {"source": "none", "path": None, "sha256": None},
-            "generator": reader.describe(), "files": [f.to_json() for f in reader.data_files()]}
-    return reader, data, {}
-
-
-def _open_release(config: RunConfig) -> tuple[Any, dict[str, Any], dict]:
-    """A release folder's questions (MARVEL, BLINK-Twice, CV-Bench: no BLINK markers)."""
-    reader = benchmark(config.benchmark).open_reader(config.root, config.tasks)
-    data = {"root": str(reader.root), "markers": {"source": "none", "path": None, "sha256": None},
-            "generator": reader.describe(), "files": [f.to_json() for f in reader.data_files()]}
-    return reader, data, {}
-
-
-def _open_benchmark(config: RunConfig) -> tuple[BlinkReader, dict[str, Any], dict]:
-    """The question reader, the data section of results.json, and known marker coordinates."""
-    questions = benchmark(config.benchmark).questions
-    if questions == "combo":
-        return _open_combo(config)
-    if questions == "release":
-        return _open_release(config)
-    answers = load_answers(config.answers) if config.answers else None
-    if questions == "generated":
-        data_dir = cached_synthetic(config.synthetic_n, config.seed, config.synthetic_images)
-        reader = BlinkReader(data_dir, "val", config.tasks, answers)
-        generator = json.loads((data_dir / "synth.json").read_text(encoding="utf-8"))
-    else:
-        reader = BlinkReader(config.blink_root, config.split, config.tasks, answers)
-        generator = None
-    coordinates, markers = _marker_source(config, Path(reader.root))
-    data = {
-        "root": str(reader.root),
-        "markers": markers,
-        "generator": generator,
-        "files": [f.to_json() for f in reader.data_files()],
-    }
-    return reader, data, coordinates
-
-
 def _identity(config: RunConfig, assignment: dict[str, SpecialistSpec], data: dict, answers: dict,
               settings: dict[str, dict[str, str]]) -> dict:
     """What must not change between a run and its --resume (limit, device, batch size may)."""
@@ -280,19 +245,38 @@ def _batches(items: Iterator, size: int) -> Iterator[list]:
         yield batch
 
 
-def run(config: RunConfig) -> dict[str, Any]:
-    """Run (or resume) an evaluation; returns the final results dict also written to disk."""
+def run(config: RunConfig) -> dict[str, Any] | None:
+    """Run (or resume) an evaluation; returns the final results dict also written to disk.
+
+    With several processes (config.world_size > 1) each of them calls this (Lightning re-runs
+    the command, or torchrun / SLURM started them): rank 0 returns the results, the others None."""
     config.validate()
+    if config.world_size > 1:
+        return launch(_run_as_rank, config, accelerator="cpu" if config.device == "cpu" else "cuda",
+                      devices=config.devices, num_nodes=config.num_nodes, strategy=config.strategy)
+    return _run_as_rank(config, SINGLE)
+
+
+def _run_as_rank(config: RunConfig, ranks: Ranks) -> dict[str, Any] | None:
     out = Path(config.output_dir)
-    created = not out.exists()
-    with writing(out):
-        out.mkdir(parents=True, exist_ok=True)
-    started_at = now_iso()
+
+    def make_folder() -> tuple[bool, str]:
+        created = not out.exists()
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
+        return created, now_iso()
+
+    created, started_at = ranks.from_main(make_folder)
+    lock = RunLock(out, started_at, lock_name(ranks.rank))
     try:
-        with RunLock(out, started_at), _sigterm_as_interrupt():
-            return _run_locked(config, out, started_at)
+        try:
+            ranks.together(lock.__enter__)
+            with _sigterm_as_interrupt():
+                return _run_locked(config, out, started_at, ranks)
+        finally:
+            lock.__exit__()
     except BaseException:
-        if created and not (out / "samples.jsonl").exists():  # a failed run leaves no empty folder behind
+        if ranks.is_main and created and not has_samples(out):  # a failed run leaves no empty folder behind
             shutil.rmtree(out, ignore_errors=True)
         raise
 
@@ -315,14 +299,25 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]:
-    store = SampleStore(out / "samples.jsonl")
-    if store.path.exists() and not config.resume:
-        raise RunDirError(f"{out} already holds a run; pass --resume to continue it, or choose another --output-dir")
-    started = time.perf_counter()
+@dataclass
+class _Prepared:
+    """What every rank builds before the first question (the same on all of them)."""
 
-    reader, data, coordinates = _open_benchmark(config)
-    if config.progress and data["markers"].get("note"):
+    reader: Any
+    data: dict
+    coordinates: dict
+    tasks: list[str]
+    assignment: dict[str, SpecialistSpec]
+    settings: dict[str, dict[str, str]]
+    solvers: dict[str, Solver]
+    answers: dict
+    identity: dict
+
+
+def _prepare(config: RunConfig, device: str, quiet: bool) -> _Prepared:
+    """Open the benchmark, assign the specialists and build their solvers on `device`."""
+    reader, data, coordinates = open_benchmark(config)
+    if config.progress and not quiet and data["markers"].get("note"):
         print(data["markers"]["note"], file=sys.stderr)
     tasks = reader.tasks
     bare = [s for s in config.specialist or [] if "=" not in s]
@@ -336,35 +331,58 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
             who = f"specialist {bare[0]!r} answers" if len(bare) == 1 else f"specialists {', '.join(bare)} answer"
             raise ValueError(f"{who} none of the tasks in {reader.root}")
     assignment = assign(tasks, config.specialist, weight_free=benchmark(config.benchmark).weight_free_defaults)
-    if note := device_note(config.device, assignment):
+    if (note := device_note(config.device, assignment)) and not quiet:
         print(note, file=sys.stderr)
     if config.checkpoint and all(spec.default_checkpoint is None for spec in assignment.values()):
         names = ", ".join(sorted({spec.name for spec in assignment.values()}))
         raise ValueError(f"--checkpoint {config.checkpoint}: {names} load(s) no weights; drop --checkpoint")
     settings = run_settings(assignment, config.settings)
-    options = SolverOptions(config.device, config.batch_size, config.precision, config.seed, config.checkpoint,
+    options = SolverOptions(device, config.batch_size, config.precision, config.seed, config.checkpoint,
                             config.cache, config.cache_dir, keep_evidence=config.keep_evidence)
     solvers = {spec.name: spec.build(replace(options, settings=settings[spec.name])) for spec in assignment.values()}
-    seed_everything(config.seed)
-
     answers = reader.answer_version.to_json()
     unknown = reader.unknown_answer_ids() if isinstance(reader, BlinkReader) else []  # ComBo has no --answers
     if unknown:
         answers["unknown_ids"] = len(unknown)
         answers["unknown_ids_first"] = unknown[:5]
-        print(f"warning: answers file {answers.get('name')}: {len(unknown)} id(s) name no question of the tasks "
-              f"read (first: {', '.join(unknown[:5])}); they score nothing", file=sys.stderr)
+        if not quiet:
+            print(f"warning: answers file {answers.get('name')}: {len(unknown)} id(s) name no question of the tasks "
+                  f"read (first: {', '.join(unknown[:5])}); they score nothing", file=sys.stderr)
     identity = _identity(config, assignment, data, answers, settings)
+    return _Prepared(reader, data, coordinates, tasks, assignment, settings, solvers, answers, identity)
+
+
+def _saved_answers(config: RunConfig, out: Path, p: _Prepared) -> dict[str, dict]:
+    """Rank 0, before any question: the answers a --resume keeps (checked to be this run's);
+    the run's identity is written."""
     done: dict[str, dict] = {}
     if config.resume:
-        check_identity(out, identity)
-        done = store.load()
+        check_identity(out, p.identity)
+        done = consolidate(out)
         check_samples(out, done, config.benchmark, {
-            task: (spec.name, solvers[spec.name].checkpoint.to_json() if solvers[spec.name].checkpoint else None)
-            for task, spec in assignment.items()})
+            task: (spec.name, p.solvers[spec.name].checkpoint.to_json() if p.solvers[spec.name].checkpoint else None)
+            for task, spec in p.assignment.items()})
         if config.retry_errors:
             done = {idx: rec for idx, rec in done.items() if rec.get("status") != "error"}
-    write_identity(out, identity)
+    write_identity(out, p.identity)
+    return done
+
+
+def _run_locked(config: RunConfig, out: Path, started_at: str, ranks: Ranks) -> dict[str, Any] | None:
+    store = SampleStore(out / SAMPLES_NAME)
+
+    def check_fresh() -> None:
+        if has_samples(out) and not config.resume:
+            raise RunDirError(f"{out} already holds a run; pass --resume to continue it, or choose another --output-dir")
+
+    ranks.from_main(check_fresh)
+    started = time.perf_counter()
+    device = ranks.device if ranks.world_size > 1 else config.device
+    # rank 0 first: generated question sets and first-use caches are made once
+    prepared = ranks.main_first(lambda: _prepare(config, device, quiet=not ranks.is_main))
+    solvers, assignment, answers = prepared.solvers, prepared.assignment, prepared.answers
+    seed_everything(config.seed)
+    done = ranks.from_main(lambda: _saved_answers(config, out, prepared))
     answers["n_overridden"] = 0  # --answers ids applied to this run's questions, counted as they are read
 
     results: dict[str, Any] = {
@@ -377,34 +395,43 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
         "micro_accuracy": None,
         "seed": config.seed,
         "answers": answers,
-        "markers": data["markers"],
+        "markers": prepared.data["markers"],
         "checkpoints": {
             name: (solver.checkpoint.to_json() if solver.checkpoint else None) for name, solver in solvers.items()
         },
         "auxiliary_checkpoints": {name: {role: ref.to_json() for role, ref in solver.auxiliary_checkpoints.items()}
                                   for name, solver in solvers.items() if solver.auxiliary_checkpoints},
         "settings": {name: solver.settings for name, solver in solvers.items()},
-        "identity": identity,
+        "identity": prepared.identity,
         "config": {k: v for k, v in asdict(config).items() if k != "progress"},
-        "data": data,
-        "env": environment(config.device),
+        "data": prepared.data,
+        "env": environment(device),
+        "distributed": ranks.describe(),
         "started_at": started_at,
         "finished_at": None,
         "seconds": None,
     }
     run_samples: dict[str, list[dict]] = {}
-    try:
-        for task in tasks:
-            spec = assignment[task]
-            run_samples[task] = _run_task(reader, coordinates, task, spec, solvers[spec.name], store, done, config)
-            answers["n_overridden"] = len(getattr(reader, "overridden_ids", ()))
-            _finalise(results, run_samples, assignment, config, status="running")
+
+    def write_results() -> None:
+        if ranks.is_main:
             write_json_atomic(out / "results.json", results)
+
+    try:
+        for task in prepared.tasks:
+            spec = assignment[task]
+            run_samples[task] = _run_task(prepared.reader, prepared.coordinates, task, spec, solvers[spec.name], store,
+                                          done, config, ranks)
+            answers["n_overridden"] = len(getattr(prepared.reader, "overridden_ids", ()))
+            _finalise(results, run_samples, assignment, config, status="running")
+            ranks.together(write_results)
     except BaseException as stopped:
+        if not ranks.is_main:
+            raise
         _finalise(results, run_samples, assignment, config, status="interrupted")
         results["seconds"] = round(time.perf_counter() - started, 3)
         try:
-            write_json_atomic(out / "results.json", results)
+            write_results()
         except RunDirError:
             if not isinstance(stopped, RunDirError):
                 raise
@@ -413,8 +440,8 @@ def _run_locked(config: RunConfig, out: Path, started_at: str) -> dict[str, Any]
     _finalise(results, run_samples, assignment, config, status="complete")
     results["finished_at"] = now_iso()
     results["seconds"] = round(time.perf_counter() - started, 3)
-    write_json_atomic(out / "results.json", results)
-    return results
+    ranks.together(write_results)
+    return results if ranks.is_main else None
 
 
 def _run_task(
@@ -426,31 +453,50 @@ def _run_task(
     store: SampleStore,
     done: dict[str, dict],
     config: RunConfig,
+    ranks: Ranks = SINGLE,
 ) -> list[dict]:
-    """Answer one task's questions not yet in `done`; returns this task's samples, old and new."""
+    """Answer one task's questions not yet in `done`; returns this task's samples, old and new,
+    in question order (rank 0's; the other ranks return their own share only)."""
     total = reader.count(task)
     limit = questions_limit(config.limit, total)
-    total = min(total, limit) if limit else total
-    samples: list[dict] = []
-    todo: list[MCQuestion | BrokenQuestion] = []
-    for question in apply_markers(reader.questions(task, limit=limit), coordinates):
-        if question.idx in done:
-            samples.append(done[question.idx])
-        else:
-            todo.append(question)
-    # on a terminal only (disable=None), so logs and CI output stay clean
-    with tqdm(total=total, initial=len(samples), desc=task, unit="q", disable=None if config.progress else True) as bar:
-        for batch in _batches(iter(todo), config.batch_size):
-            for question, outcome, seconds in _answer(batch, solver):
-                used = markers_used(question) if isinstance(question, MCQuestion) else None
-                record = _sample(question, spec, solver, outcome, seconds, config.benchmark,
-                                 used.to_json() if used else None)
-                if config.keep_evidence and isinstance(outcome, Decision) and outcome.evidence:
-                    record["evidence"] = write_evidence(store.path.parent, question.idx, outcome.evidence)
-                store.append(record)
-                samples.append(record)
-                bar.update(1)
-    return samples
+    questions = list(apply_markers(reader.questions(task, limit=limit), coordinates))  # images load lazily
+    slots: list[dict | None] = [done.get(q.idx) for q in questions]
+    todo = [i for i, record in enumerate(slots) if record is None]
+    mine = todo[ranks.rank::ranks.world_size]  # dealt out in turn: every rank gets hard and easy questions alike
+    # this rank's own part while several write; samples.jsonl itself for one process
+    part = store if ranks.world_size == 1 else SampleStore(part_path(store.path.parent, ranks.rank))
+
+    def answer() -> list[tuple[int, dict]]:
+        answered: list[tuple[int, dict]] = []
+        desc = task if ranks.world_size == 1 else f"{task} (rank {ranks.rank} of {ranks.world_size})"
+        # on a terminal only (disable=None), so logs and CI output stay clean; one bar, rank 0's
+        show = config.progress and ranks.is_main
+        with tqdm(total=len(slots) if ranks.world_size == 1 else len(mine),
+                  initial=len(slots) - len(todo) if ranks.world_size == 1 else 0,
+                  desc=desc, unit="q", disable=None if show else True) as bar:
+            for batch in _batches(iter(mine), config.batch_size):
+                position_of = {id(questions[i]): i for i in batch}  # _answer yields broken questions first
+                for question, outcome, seconds in _answer([questions[i] for i in batch], solver):
+                    position = position_of[id(question)]
+                    used = markers_used(question) if isinstance(question, MCQuestion) else None
+                    record = _sample(question, spec, solver, outcome, seconds, config.benchmark,
+                                     used.to_json() if used else None)
+                    if config.keep_evidence and isinstance(outcome, Decision) and outcome.evidence:
+                        record["evidence"] = write_evidence(part.path.parent, question.idx, outcome.evidence)
+                    part.append(record)
+                    answered.append((position, record))
+                    bar.update(1)
+        return answered
+
+    for answered in ranks.gather(answer):
+        for position, record in answered:
+            slots[position] = record
+    if ranks.world_size > 1:
+        # rank 0 files the task's new answers as one process would have (question order), then
+        # every rank drops its part: the answers are in samples.jsonl
+        ranks.from_main(lambda: store.append_many([slots[i] for i in todo]))
+        ranks.together(lambda: part.path.unlink(missing_ok=True))
+    return [record for record in slots if record is not None]
 
 
 def _answer(

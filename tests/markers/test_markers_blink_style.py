@@ -311,7 +311,8 @@ def test_markers_command_reports_each_pass_and_keeps_overlays_of_failures(tmp_pa
 
 
 def test_a_run_says_whether_it_reads_the_drawing_or_the_file(tmp_path):
-    from adapters.run.runner import RunConfig, _marker_source
+    from adapters.run.runner import RunConfig
+    from adapters.run.sources import marker_source as _marker_source
 
     (tmp_path / "markers.jsonl").write_text(json.dumps(
         {"idx": "val_Relative_Depth_1", "markers": {"image_1": {"A": {"xy": [1, 2]}}}}) + "\n")

@@ -24,16 +24,30 @@ PUBLISHED: dict[str, tuple[float, float, float, float]] = {
 def evaluate_by_level(questions: Sequence[CategoryBuildingQuestion], solver: Solver, batch_size: int = 16,
                       seed: int = 0) -> dict[str, dict]:
     """level -> {"n", "accuracy", "ci95", "errors"}; a failed question counts as wrong."""
-    correct: dict[str, list[bool]] = {level: [] for level in LEVELS}
-    errors = dict.fromkeys(LEVELS, 0)
+    return levels_summary(questions, answer_questions(questions, solver, batch_size), seed)
+
+
+def answer_questions(questions: Sequence[CategoryBuildingQuestion], solver: Solver,
+                     batch_size: int = 16) -> list[tuple[bool, bool]]:
+    """(correct, failed) per question, in order; a failed question counts as wrong. Several
+    processes each answer a share of the questions and `levels_summary` takes them all."""
+    outcomes: list[tuple[bool, bool]] = []
     for start in range(0, len(questions), batch_size):
         batch = questions[start:start + batch_size]
         for q, decision in zip(batch, solver.decide_batch(batch)):
-            if isinstance(decision, Exception):
-                errors[q.level] += 1
-                correct[q.level].append(False)
-            else:
-                correct[q.level].append(decision.pred == q.gold)
+            failed = isinstance(decision, Exception)
+            outcomes.append((not failed and decision.pred == q.gold, failed))
+    return outcomes
+
+
+def levels_summary(questions: Sequence[CategoryBuildingQuestion], outcomes: Sequence[tuple[bool, bool]],
+                   seed: int = 0) -> dict[str, dict]:
+    """The per-level figures of `answer_questions`' outcomes (one per question, in order)."""
+    correct: dict[str, list[bool]] = {level: [] for level in LEVELS}
+    errors = dict.fromkeys(LEVELS, 0)
+    for q, (right, failed) in zip(questions, outcomes, strict=True):
+        correct[q.level].append(right)
+        errors[q.level] += failed
     out = {}
     for level in LEVELS:
         values = correct[level]
