@@ -127,6 +127,24 @@ class Preprocess:
         return repr(self)
 
 
+@dataclass(frozen=True)
+class PilSquareResize(Preprocess):
+    """The published square resize of DIFT (`img.resize((size, size))`) and DreamSim
+    (torchvision's Resize((size, size)) on the PIL image): PIL's BICUBIC on the 8-bit image, then
+    pixels / 255 normalised. PIL's bicubic differs from torchvision's antialiased tensor bicubic by
+    a grey level on many pixels, which moves features well past float noise; so the resize runs
+    in PIL, on the CPU, image by image."""
+
+    def __call__(self, images: torch.Tensor) -> torch.Tensor:
+        resized = [
+            torch.from_numpy(np.asarray(Image.fromarray(img.permute(1, 2, 0).cpu().numpy()).resize(
+                (self.size, self.size), Image.BICUBIC)).copy()).permute(2, 0, 1)
+            for img in images
+        ]
+        x = torch.stack(resized).to(images.device).float().div_(255.0)
+        return TF.normalize(x, list(self.mean), list(self.std), inplace=True)
+
+
 @dataclass
 class ModelSpec:
     """One specialist as the engine runs it.
