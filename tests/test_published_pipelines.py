@@ -122,3 +122,41 @@ def test_dreamsim_input_is_the_packages_pil_resize():
     expected = transforms.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))(x)
     ours = model.preprocess(torch.from_numpy(np.array(image)).permute(2, 0, 1)[None])
     torch.testing.assert_close(ours, expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("family, checkpoint", [("owlv2", "owlv2-base"), ("grounding_dino", "grounding-dino-tiny")])
+def test_release_layout_folders_import_and_load(tmp_path, family, checkpoint):
+    """The parity check's stand-ins for the hub folders (preprocessor_config.json and the slow
+    tokenizer files beside the weights) pass `specialists checkpoints import` and our loader."""
+    import importlib
+
+    from benchmarks.parity.published_pipelines import import_checkpoint
+
+    module = importlib.import_module(f"benchmarks.parity.{family}")
+    folder = module.write_release_folder(tmp_path / checkpoint)
+    path = import_checkpoint(checkpoint, folder, tmp_path / "home")
+    detector = module.Reference(path)  # the reference pipeline reads the same files
+    from specialists.grounding_dino import GroundingDinoDetector
+    from specialists.owlv2 import Owlv2Detector
+
+    ours = {"owlv2": Owlv2Detector, "grounding_dino": GroundingDinoDetector}[family].from_pretrained(path)
+    assert type(ours.model) is type(detector.model)
+    theirs, mine = detector.model.state_dict(), ours.model.state_dict()
+    assert theirs.keys() == mine.keys() and all(torch.equal(theirs[k], mine[k]) for k in theirs)
+
+
+def test_query_words_are_single_tokens_of_the_stand_in_clip_vocabulary():
+    from benchmarks.parity.published_pipelines import word_clip_tokenizer
+
+    tokenizer, merges = word_clip_tokenizer(("a", "photo", "of", "cat"), 16)
+    tokens = tokenizer.convert_ids_to_tokens(tokenizer("a photo of a cat")["input_ids"])
+    assert tokens == ["<|startoftext|>", "a</w>", "photo</w>", "of</w>", "a</w>", "cat</w>", "<|endoftext|>"]
+    assert len(tokenizer("a photo of a dog")["input_ids"]) == 2 + 4 + 3  # an unknown word falls back to bytes
+
+
+def test_reference_text_labels_name_one_phrase_or_none():
+    from benchmarks.parity.grounding_dino import _phrase_of
+
+    assert _phrase_of("anything", ("cat",)) == 0
+    assert _phrase_of("cat.", ("cat", "chair")) == 0 and _phrase_of("chair [SEP]", ("cat", "chair")) == 1
+    assert _phrase_of("cat. chair", ("cat", "chair")) == -1 and _phrase_of("", ("cat", "chair")) == -1
