@@ -109,3 +109,9 @@ def test_record_with_merge_folds_into_the_family_line(tmp_path, monkeypatch):
     parity_main._record([_line([{"image": "cat", "size": 768, "preset": "geometric", "max_rel": 2e-6}])], merge=True)
     (line,) = [json.loads(text) for text in path.read_text().splitlines()]
     assert len(line["per_image"]) == 2 and line["dense"]["max_rel"] == 2e-6 and len(line["runs"]) == 2
+
+
+def test_merge_is_refused_up_front_for_a_family_that_cannot_fold(capsys):
+    with pytest.raises(SystemExit):
+        parity_main.main(["--official", "loftr=/nowhere", "--record", "--merge"])
+    assert "record it without --merge" in capsys.readouterr().err

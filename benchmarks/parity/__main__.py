@@ -71,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.images.is_dir() else []
     if args.merge and not args.record:
         parser.error("--merge folds lines into the recorded ones: give --record too")
+    if args.merge:
+        for family, _ in args.official:
+            if not hasattr(importlib.import_module(f"benchmarks.parity.{family}"), "dense_of"):
+                parser.error(f"--merge: {family}'s line has no per-image entries to fold; record it without --merge")
     if not images:
         parser.error(f"--images {args.images}: no .jpg or .png images there")
     lines = []
