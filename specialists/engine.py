@@ -124,7 +124,9 @@ class Preprocess:
         return TF.normalize(x, list(self.mean), list(self.std), inplace=True)
 
     def describe(self) -> str:
-        return repr(self)
+        # short_side's long side was rounded before it was truncated: features cached then are
+        # not those of today's input, so the rule is part of the cache key
+        return repr(self) + (" long-side=truncated" if self.mode == "short_side" else "")
 
 
 @dataclass(frozen=True)
