@@ -11,9 +11,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable
 
-from .settings import Setting
-from .solver import Solver, SolverOptions
-from .tasks import ALL_TASK_NAMES, COMBO_TASKS, MARVEL_COUNT_TASKS
+from adapters.core.settings import Setting
+from adapters.core.solver import Solver, SolverOptions
+from adapters.core.tasks import ALL_TASK_NAMES, COMBO_TASKS, MARVEL_COUNT_TASKS
 
 
 class UnknownSpecialistError(ValueError):
@@ -86,7 +86,7 @@ def register(spec: SpecialistSpec) -> SpecialistSpec:
     return spec
 
 
-# --- named pipeline choices (adapters/settings.py): the default is the official pipeline's ------------
+# --- named pipeline choices (adapters/core/settings.py): the default is the official pipeline's ------------
 
 # The reflectance of a point: the WHDR reference (Bell et al. 2014, whdr.py) compares the mean of
 # the linear RGB albedo; Rec. 709 luminance weighs green 0.72 and is the other common reading.
@@ -170,7 +170,7 @@ def _lazy(module: str, cls: str) -> Callable[[SolverOptions], Solver]:
 
 
 def _builtin_specs() -> None:
-    from .baselines import RandomChoice
+    from adapters.rules.baselines import RandomChoice
 
     register(SpecialistSpec("random", ALL_TASK_NAMES, "baseline",
                             "uniform random choice, seeded per question (baseline)", RandomChoice))
@@ -295,7 +295,7 @@ def assign(tasks: list[str], choices: list[str] | None, weight_free: bool = Fals
     default. Tasks named by neither use their default (`default_for`). One bare specialist given
     a task it does not serve is an error, not a skip.
     """
-    from .tasks import canonical_task
+    from adapters.core.tasks import canonical_task
 
     bare: list[str] = []
     per_task: dict[str, str] = {}

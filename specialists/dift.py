@@ -26,10 +26,10 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .engine import Engine, ImageRequest, ModelSpec, PilSquareResize, Preprocess
-from .feature_cache import FeatureCache, weights_fingerprint
-from .precision import DTYPES, dtype_of, place
-from .outputs import FeatureMap
+from specialists.engine import Engine, ImageRequest, ModelSpec, PilSquareResize, Preprocess
+from specialists.feature_cache import FeatureCache, weights_fingerprint
+from specialists.precision import DTYPES, dtype_of, place
+from specialists.outputs import FeatureMap
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ class DiftFeaturizer:
         text_encoder = CLIPTextModel(CLIPTextConfig(
             vocab_size=514, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
             max_position_embeddings=77, bos_token_id=512, eos_token_id=513, pad_token_id=513))
-        return cls(vae, unet, scheduler, text_encoder, _byte_level_clip_tokenizer(), device, precision)
+        return cls(vae, unet, scheduler, text_encoder, byte_level_clip_tokenizer(), device, precision)
 
     def prompt_embedding(self, prompt: str) -> torch.Tensor:
         """(1, 77, D) text-encoder states for `prompt`, computed once per prompt."""
@@ -267,7 +267,7 @@ def engine_preprocess(size: int) -> Preprocess:
     return PilSquareResize(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), interpolation="bicubic")
 
 
-def _byte_level_clip_tokenizer():
+def byte_level_clip_tokenizer():
     """A CLIPTokenizer over single bytes (no merges): the real tokenizer class with a vocabulary
     made here, so the tiny model needs no downloaded files."""
     from tokenizers.pre_tokenizers import ByteLevel

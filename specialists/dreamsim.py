@@ -19,10 +19,10 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from .engine import Engine, ImageRequest, ModelSpec, PilSquareResize
-from .feature_cache import FeatureCache, weights_fingerprint
-from .outputs import Embedding
-from .precision import dtype_of, place
+from specialists.engine import Engine, ImageRequest, ModelSpec, PilSquareResize
+from specialists.feature_cache import FeatureCache, weights_fingerprint
+from specialists.outputs import Embedding
+from specialists.precision import dtype_of, place
 
 SPEC_NAME = "dreamsim"
 IMAGE_SIZE = 224

@@ -33,8 +33,8 @@ import torchvision.io as tvio
 import torchvision.transforms.v2.functional as TF
 from PIL import Image
 
-from .feature_cache import CacheKey, FeatureCache
-from .precision import DTYPES
+from specialists.feature_cache import CacheKey, FeatureCache
+from specialists.precision import DTYPES
 
 ImageInput = bytes | torch.Tensor | Image.Image
 Output = torch.Tensor | dict[str, torch.Tensor]

@@ -17,8 +17,8 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from .open_vocabulary import TextQueryDetector
-from .outputs import Detections
+from specialists.open_vocabulary import TextQueryDetector
+from specialists.outputs import Detections
 
 
 def caption(phrases: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:

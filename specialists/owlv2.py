@@ -15,8 +15,8 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from .open_vocabulary import TextQueryDetector
-from .outputs import Detections
+from specialists.open_vocabulary import TextQueryDetector
+from specialists.outputs import Detections
 
 QUERY_TEMPLATE = "a photo of a {}"
 
@@ -33,7 +33,7 @@ class Owlv2Detector(TextQueryDetector):
         64 px inputs, with a byte-level CLIP tokenizer made here (nothing downloaded)."""
         from transformers import Owlv2Config, Owlv2ForObjectDetection, Owlv2ImageProcessor, Owlv2Processor
 
-        from .dift import _byte_level_clip_tokenizer
+        from specialists.dift import byte_level_clip_tokenizer
 
         torch.manual_seed(seed)
         config = Owlv2Config(
@@ -43,7 +43,7 @@ class Owlv2Detector(TextQueryDetector):
             vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
                                image_size=64, patch_size=16),
             projection_dim=32)
-        tokenizer = _byte_level_clip_tokenizer()
+        tokenizer = byte_level_clip_tokenizer()
         tokenizer.model_max_length = 16  # OWL's text tower reads 16 tokens
         processor = Owlv2Processor(image_processor=Owlv2ImageProcessor(size={"height": 64, "width": 64}),
                                    tokenizer=tokenizer)

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .precision import dtype_of, place
+from specialists.precision import dtype_of, place
 
 # indices in torchvision's vgg19().features of the ReLUs after conv1_1, conv2_1, conv3_1, conv4_1
 STYLE_LAYERS = {"relu1_1": 1, "relu2_1": 6, "relu3_1": 11, "relu4_1": 20}

@@ -9,7 +9,7 @@ import pytest
 import torch
 from PIL import Image
 
-from adapters.questions import MCQuestion, QuestionError, QuestionSource
+from adapters.core.questions import MCQuestion, QuestionError, QuestionSource
 from adapters.rules.detection import (count_objects, counting_decision, localization_decision, relation_holds,
                                       spatial_decision)
 from adapters.rules.phrases import counted_object, localized_object, option_number, relation_triple, singular
@@ -128,8 +128,8 @@ def test_no_box_for_a_named_object_abstains_saying_which():
 
 
 def test_a_detector_finding_no_box_is_an_abstention_scored_wrong_not_an_error(tmp_path, monkeypatch):
-    from adapters.blink_writer import BlinkRow, write_blink_folder
-    from adapters.evaluate import RunConfig, run
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
+    from adapters.run.runner import RunConfig, run
     from specialists.owlv2 import Owlv2Detector
 
     def only_cats(self, images, queries):  # every box answers the first phrase
@@ -162,8 +162,8 @@ def test_tiny_owlv2_boxes_are_in_image_pixels():
 
 
 def test_tiny_random_through_the_runner(tmp_path, monkeypatch):
-    from adapters.blink_writer import BlinkRow, write_blink_folder
-    from adapters.evaluate import RunConfig, run
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
+    from adapters.run.runner import RunConfig, run
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     rng = np.random.default_rng(1)
@@ -197,8 +197,8 @@ def test_grounding_dino_reads_phrases_from_one_caption():
 
 
 def test_grounding_dino_is_an_option_with_the_same_rules(tmp_path, monkeypatch):
-    from adapters.blink_writer import BlinkRow, write_blink_folder
-    from adapters.evaluate import RunConfig, run
+    from adapters.datasets.blink.writer import BlinkRow, write_blink_folder
+    from adapters.run.runner import RunConfig, run
 
     monkeypatch.setenv("SPECIALISTS_HOME", str(tmp_path / "home"))
     rng = np.random.default_rng(3)
@@ -215,9 +215,9 @@ def test_grounding_dino_is_an_option_with_the_same_rules(tmp_path, monkeypatch):
 
 def test_drawn_blink_boxes_reach_the_localization_rule_without_a_markers_file():
     """The solver asks the marker step for boxes A and B: BLINK's drawing is read as boxes."""
-    from adapters.markers.draw.blink import blink_jpeg, draw_blink_boxes
+    from adapters.markers.blink.draw import blink_jpeg, draw_blink_boxes
     from adapters.rules.detection import Owlv2Tasks
-    from adapters.solver import SolverOptions
+    from adapters.core.solver import SolverOptions
 
     rng = np.random.default_rng(4)
     picture = rng.integers(90, 160, (375, 500, 3), dtype=np.uint8)

@@ -75,9 +75,9 @@ def test_grounding_dino_box_scores_are_the_published_all_token_scores_by_default
 
 
 def test_boxes_clipped_is_a_setting_of_the_rules():
-    from adapters.questions import MCQuestion, QuestionSource
+    from adapters.core.questions import MCQuestion, QuestionSource
     from adapters.rules.detection import Owlv2Tasks
-    from adapters.solver import SolverOptions
+    from adapters.core.solver import SolverOptions
     from specialists.outputs import Detections
 
     image = _photo()

@@ -26,10 +26,10 @@ from torchvision.ops import box_iou, nms
 
 from specialists.outputs import Detections
 
-from ..questions import Decision, MCQuestion, QuestionError
-from .choices import letter_for_word, letters_by_label
-from .model_solver import ModelSolver
-from .phrases import counted_object, localized_object, option_number, relation_triple
+from adapters.core.questions import Decision, MCQuestion, QuestionError
+from adapters.rules.choices import letter_for_word, letters_by_label
+from adapters.rules.model_solver import ModelSolver
+from adapters.rules.phrases import counted_object, localized_object, option_number, relation_triple
 
 NMS_IOU = 0.5  # boxes of one query overlapping more than this are one object
 

@@ -20,7 +20,7 @@ import torch
 
 from benchmarks.record import RESULTS
 
-from .common import checkout_commit, merge_lines
+from benchmarks.parity.common import checkout_commit, merge_lines
 
 FAMILIES = ("depth_anything_v1", "depth_anything_v2", "loftr", "dift", "dire", "ordinal_shading",
             # beside the reference pipeline each is published with (a package: PATH may be the word `package`)

@@ -40,8 +40,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, worst
-from .sd21_layout import write_sd21_folder
+from benchmarks.parity.common import Patches, dense_errors, official_code, worst
+from benchmarks.parity.sd21_layout import write_sd21_folder
 
 SEED = 0
 FULL = (768, 8)  # (side, ensemble): the paper's
@@ -181,7 +181,7 @@ def _official_runs(featurizer, pictures: dict, runs: list, features: dict) -> No
 
 def _our_features(folder: Path, pictures: dict, runs: list, workdir: Path) -> dict:
     from adapters.rules.dift_correspondence import DiftCorrespondence
-    from adapters.solver import SolverOptions
+    from adapters.core.solver import SolverOptions
     from specialists.dift import DiftPreset
 
     env = {**os.environ, "SPECIALISTS_HOME": str(workdir / "home")}

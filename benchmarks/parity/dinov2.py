@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .common import dense_errors, worst
-from .published_pipelines import agreement, import_checkpoint, load_images, our_solver, package_version, similarity_questions
+from benchmarks.parity.common import dense_errors, worst
+from benchmarks.parity.published_pipelines import agreement, import_checkpoint, load_images, our_solver, package_version, similarity_questions
 
 CHECKPOINT = "dinov2-small"
 SEED = 0

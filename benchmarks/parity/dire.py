@@ -30,7 +30,7 @@ import torch
 import torch.distributed as dist
 from PIL import Image
 
-from .common import Patches, dense_errors, official_code, worst
+from benchmarks.parity.common import Patches, dense_errors, official_code, worst
 
 SEED = 0
 # compute_dire.sh's MODEL_FLAGS, but use_fp16 False: fp16 is its CUDA setting; both sides run fp32 here
@@ -292,7 +292,7 @@ def _questions(n_images: int) -> list[tuple[str, list[int]]]:
 
 
 def _decisions(rows: list[dict]) -> dict:
-    from adapters.questions import MCQuestion, QuestionSource
+    from adapters.core.questions import MCQuestion, QuestionSource
     from adapters.rules.forensic import forensic_decision
 
     agree, answers = 0, []

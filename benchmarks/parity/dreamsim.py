@@ -27,8 +27,8 @@ from typing import Iterator
 import numpy as np
 import torch
 
-from .common import Patches, checkout_commit, dense_errors, official_code, worst
-from .published_pipelines import (agreement, import_checkpoint, load_images, our_solver, package_version,
+from benchmarks.parity.common import Patches, checkout_commit, dense_errors, official_code, worst
+from benchmarks.parity.published_pipelines import (agreement, import_checkpoint, load_images, our_solver, package_version,
                                   similarity_questions)
 
 SEED = 0

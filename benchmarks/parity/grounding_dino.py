@@ -26,8 +26,8 @@ from pathlib import Path
 
 import torch
 
-from .common import worst
-from .published_pipelines import (OBJECTS, decide_detection_questions, detection_errors, detection_questions,
+from benchmarks.parity.common import worst
+from benchmarks.parity.published_pipelines import (OBJECTS, decide_detection_questions, detection_errors, detection_questions,
                                   import_checkpoint, load_images, our_solver, package_version)
 
 CHECKPOINT = "grounding-dino-tiny"

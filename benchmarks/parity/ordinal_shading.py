@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from .common import Patches, checkout_commit, dense_errors, official_code, worst
+from benchmarks.parity.common import Patches, checkout_commit, dense_errors, official_code, worst
 
 CHECKPOINT = "ordinal-shading-v1"
 SEED = 0
@@ -187,9 +187,9 @@ def _points(rng: np.random.Generator, width: int, height: int) -> dict[str, tupl
 
 def make_question(image: Image.Image, points: dict, idx: str):
     """A BLINK-layout Relative_Reflectance question: white rings and label boxes drawn on the photo."""
-    from adapters.markers.draw.blink import BlinkStyle, draw_blink_points
+    from adapters.markers.blink.draw import BlinkStyle, draw_blink_points
     from adapters.markers.labels import ring_colour
-    from adapters.questions import MCQuestion, QuestionSource
+    from adapters.core.questions import MCQuestion, QuestionSource
 
     style = BlinkStyle.for_image(image.width, image.height, ring_colour("Relative_Reflectance"))
     drawn, _ = draw_blink_points(image.convert("RGB"), points, style)
@@ -250,8 +250,8 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
         imported = import_ours(weights, home)
         models = code["load_models"](str(weights), device="cpu")
         os.environ["SPECIALISTS_HOME"] = str(home)
-        from adapters.registry import get
-        from adapters.solver import SolverOptions
+        from adapters.core.registry import get
+        from adapters.core.solver import SolverOptions
 
         solver = get("ordinal_shading").build(SolverOptions(checkpoint=CHECKPOINT))
         half_solver = None

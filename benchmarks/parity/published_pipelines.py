@@ -39,10 +39,10 @@ def import_checkpoint(name: str, path: Path, home: Path) -> Path:
 @contextlib.contextmanager
 def our_solver(name: str, checkpoint: str, home: Path, **settings: str) -> Iterator:
     """Our solver `name` built on `checkpoint` from the store at `home`, as `specialists run` builds it."""
-    from adapters.registry import get
-    from adapters.solver import SolverOptions
+    from adapters.core.registry import get
+    from adapters.core.solver import SolverOptions
 
-    from .common import specialists_home
+    from benchmarks.parity.common import specialists_home
 
     with specialists_home(home):
         yield get(name).build(SolverOptions(checkpoint=checkpoint, settings=settings))
@@ -54,7 +54,7 @@ def load_images(images: list[Path]) -> dict[str, Image.Image]:
 
 def similarity_questions(names: list[str], pictures: dict[str, Image.Image], task: str = "Visual_Similarity") -> list:
     """BLINK-layout similarity questions: image i the reference, images i+1 and i+2 the options."""
-    from adapters.questions import MCQuestion, QuestionSource
+    from adapters.core.questions import MCQuestion, QuestionSource
 
     questions = []
     for i in range(len(names)):
@@ -85,7 +85,7 @@ RELATIONS = ("left of", "above")
 
 def detection_questions(pictures: dict[str, Image.Image]) -> list:
     """Per image one Counting question and one Spatial_Relation question, BLINK's wording."""
-    from adapters.questions import MCQuestion, QuestionSource
+    from adapters.core.questions import MCQuestion, QuestionSource
 
     questions = []
     for i, (name, image) in enumerate(pictures.items()):
@@ -105,7 +105,7 @@ def detection_errors(ours, reference, image: Image.Image) -> dict:
     """How far our Detections are from the reference pipeline's (same boxes, same order): boxes as
     both give them (unclipped), scores, labels, and how many boxes run outside the image (into
     OWLv2's square padding), which a clipping rule would move."""
-    from .common import dense_errors
+    from benchmarks.parity.common import dense_errors
 
     outside = ((reference.boxes[:, 0::2] < 0) | (reference.boxes[:, 0::2] > image.width)).any(dim=1) | \
         ((reference.boxes[:, 1::2] < 0) | (reference.boxes[:, 1::2] > image.height)).any(dim=1)

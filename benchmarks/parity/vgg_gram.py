@@ -21,8 +21,8 @@ from pathlib import Path
 
 import torch
 
-from .common import dense_errors, worst
-from .published_pipelines import agreement, load_images, package_version, similarity_questions
+from benchmarks.parity.common import dense_errors, worst
+from benchmarks.parity.published_pipelines import agreement, load_images, package_version, similarity_questions
 
 SEED = 0
 NODES = {"features.1": "relu1_1", "features.6": "relu2_1", "features.11": "relu3_1", "features.20": "relu4_1"}
@@ -73,8 +73,8 @@ def dense_of(per_image: list[dict]) -> dict:
 
 
 def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
-    from adapters.registry import get
-    from adapters.solver import SolverOptions
+    from adapters.core.registry import get
+    from adapters.core.solver import SolverOptions
     from checkpoints.convert.vgg import vgg19_state_dict
 
     release = write_release_file(workdir / "vgg19-dcbb9e9d.pth")
