@@ -24,13 +24,12 @@ from typing import Sequence
 
 import numpy as np
 import torch
-import torchvision.transforms.functional as TF
 from PIL import Image
 
-from specialists.engine import Engine, ImageRequest, ModelSpec, Preprocess
+from specialists.engine import Engine, ImageRequest, ModelSpec, PilSquareResize, Preprocess
 from specialists.feature_cache import FeatureCache, weights_fingerprint
-from specialists.outputs import FeatureMap
 from specialists.precision import DTYPES, dtype_of, place
+from specialists.outputs import FeatureMap
 
 
 @dataclass(frozen=True)
@@ -266,23 +265,6 @@ def image_seed(seed: int, image: torch.Tensor) -> int:
 def engine_preprocess(size: int) -> Preprocess:
     """The published square resize to [-1, 1] on the engine's uint8 tensors (`PilSquareResize`)."""
     return PilSquareResize(size=size, mode="square", mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5), interpolation="bicubic")
-
-
-@dataclass(frozen=True)
-class PilSquareResize(Preprocess):
-    """DIFT's own input: PIL `img.resize((size, size))` (filter BICUBIC) on the 8-bit image, then
-    (pixels / 255 - 0.5) * 2. PIL's bicubic differs from torchvision's antialiased one by a grey
-    level on many pixels, which moves the features well past float noise; so the resize runs in
-    PIL, on the CPU, image by image."""
-
-    def __call__(self, images: torch.Tensor) -> torch.Tensor:
-        resized = [
-            torch.from_numpy(np.asarray(Image.fromarray(img.permute(1, 2, 0).cpu().numpy()).resize(
-                (self.size, self.size), Image.BICUBIC)).copy()).permute(2, 0, 1)
-            for img in images
-        ]
-        x = torch.stack(resized).to(images.device).float().div_(255.0)
-        return TF.normalize(x, list(self.mean), list(self.std), inplace=True)
 
 
 def byte_level_clip_tokenizer():

@@ -7,7 +7,8 @@ peft (`dino_vitb16_single_lora`: r 16, alpha 32, no other tuned layer). We merge
 the weights once, W_qkv += (alpha / r) B A, instead of depending on the dreamsim package (which
 downloads at first use) or peft. Embedding, as the official `embed`: the CLS token of the output
 of block 11 (before the final norm), minus its own mean, L2-normalised; distance = 1 - cosine.
-Images are squashed to 224 x 224 (bicubic, no crop) and ImageNet-normalised, on the batched engine.
+Images are squashed to 224 x 224 by PIL's bicubic (no crop), as the package's preprocess does, and
+ImageNet-normalised, on the batched engine.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Sequence
 import torch
 from PIL import Image
 
-from specialists.engine import Engine, ImageRequest, ModelSpec, Preprocess
+from specialists.engine import Engine, ImageRequest, ModelSpec, PilSquareResize
 from specialists.feature_cache import FeatureCache, weights_fingerprint
 from specialists.outputs import Embedding
 from specialists.precision import dtype_of, place
@@ -56,7 +57,8 @@ class DreamSimEmbedder:
         self.dtype = dtype_of(precision)
         self.backbone = place(backbone, self.device, self.dtype)
         self.batch_size = batch_size
-        self.preprocess = Preprocess(size=image_size, mode="square", interpolation="bicubic")
+        # the package's Resize((224, 224), BICUBIC) runs on the PIL image: PIL's bicubic
+        self.preprocess = PilSquareResize(size=image_size, mode="square", interpolation="bicubic")
         self.use_cache(None)
 
     def use_cache(self, cache: FeatureCache | None, checkpoint_sha256: str | None = None) -> None:

@@ -62,8 +62,9 @@ MAX_LOWER_BOUND_RATIO = 8  # "lower_bound" refuses images it would blow past 8x 
 class Preprocess:
     """How an image becomes the model's input; `describe()` is its identity in the cache key.
 
-    mode "short_side": scale so the shorter side is `size` (aspect kept), sides rounded to a
-    multiple of `multiple_of`; "fit": DPT's keep_aspect_ratio rule (Depth Anything's processor):
+    mode "short_side": the shorter side becomes `size` and the longer `int(size * long / short)`
+    (truncated, as torchvision's Resize(int), timm's eval transform and transformers' shortest_edge
+    processors size it), then sides rounded to a multiple of `multiple_of`; "fit": DPT's keep_aspect_ratio rule (Depth Anything's processor):
     of the two scales that would make each side `size`, take the one closer to 1 (scale as
     little as possible), then round both sides to a multiple of `multiple_of`; "lower_bound": the
     official Depth Anything v1 rule: the larger of the two scales (both sides at least `size`),
@@ -100,9 +101,12 @@ class Preprocess:
         if self.mode == "fit":
             scale_h, scale_w = self.size / height, self.size / width
             scale = scale_w if abs(1 - scale_w) < abs(1 - scale_h) else scale_h
-        else:
-            scale = self.size / min(height, width)
-        return max(m, round(height * scale / m) * m), max(m, round(width * scale / m) * m)
+            return max(m, round(height * scale / m) * m), max(m, round(width * scale / m) * m)
+        # short_side: rounding the long side to nearest put it a pixel past the published
+        # processors' on some images (1024x731 at 256: 359 against their 358)
+        long_side = int(self.size * max(height, width) / min(height, width))
+        h, w = (self.size, long_side) if height <= width else (long_side, self.size)
+        return max(m, round(h / m) * m), max(m, round(w / m) * m)
 
     def output_size(self, height: int, width: int) -> tuple[int, int]:
         """(H, W) of the model input for an image of (height, width): the bucket key."""
@@ -120,7 +124,27 @@ class Preprocess:
         return TF.normalize(x, list(self.mean), list(self.std), inplace=True)
 
     def describe(self) -> str:
-        return repr(self)
+        # short_side's long side was rounded before it was truncated: features cached then are
+        # not those of today's input, so the rule is part of the cache key
+        return repr(self) + (" long-side=truncated" if self.mode == "short_side" else "")
+
+
+@dataclass(frozen=True)
+class PilSquareResize(Preprocess):
+    """The published square resize of DIFT (`img.resize((size, size))`) and DreamSim
+    (torchvision's Resize((size, size)) on the PIL image): PIL's BICUBIC on the 8-bit image, then
+    pixels / 255 normalised. PIL's bicubic differs from torchvision's antialiased tensor bicubic by
+    a grey level on many pixels, which moves features well past float noise; so the resize runs
+    in PIL, on the CPU, image by image."""
+
+    def __call__(self, images: torch.Tensor) -> torch.Tensor:
+        resized = [
+            torch.from_numpy(np.asarray(Image.fromarray(img.permute(1, 2, 0).cpu().numpy()).resize(
+                (self.size, self.size), Image.BICUBIC)).copy()).permute(2, 0, 1)
+            for img in images
+        ]
+        x = torch.stack(resized).to(images.device).float().div_(255.0)
+        return TF.normalize(x, list(self.mean), list(self.std), inplace=True)
 
 
 @dataclass

@@ -2,9 +2,11 @@
 
 The same interface as `owlv2.Owlv2Detector`: one image and its object phrases in, `Detections`
 out. Grounding DINO reads all phrases as one caption, "cat. dog." (its convention), and scores
-every predicted box against every caption token; a box's score for a phrase is the highest
-sigmoid over that phrase's tokens, and its label the phrase scoring it highest. Boxes come
-normalised to the image (padding is masked), so they scale by its width and height.
+every predicted box against every caption token. A box's label is the phrase whose tokens score
+it highest; its score (`box_score`) is, as transformers' post_process_grounded_object_detection
+and the official demo give it, its highest sigmoid over every caption token, [CLS], the dots and
+[SEP] included ("all_tokens", the default), or only over its label's tokens ("phrase_tokens").
+Boxes come normalised to the image (padding is masked), so they scale by its width and height.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class GroundingDinoDetector(TextQueryDetector):
 
     model_class = "GroundingDinoForObjectDetection"
     processor_class = "GroundingDinoProcessor"
+    box_score = "all_tokens"  # or "phrase_tokens" (setting grounding_dino.box_score)
 
     @classmethod
     def tiny(cls, seed: int = 0, device: str = "cpu", precision: str = "fp32") -> "GroundingDinoDetector":
@@ -89,11 +92,12 @@ class GroundingDinoDetector(TextQueryDetector):
                 if not tokens:
                     raise ValueError(f"the tokenizer gave no token for {text[start:end]!r}")
                 per_phrase.append(token_scores[:, tokens].max(dim=1).values)
-            scores, labels = torch.stack(per_phrase, dim=1).max(dim=1)
+            phrase_scores, labels = torch.stack(per_phrase, dim=1).max(dim=1)
+            # positions past the caption are -inf logits (sigmoid 0), so the max runs over its tokens
+            scores = token_scores.max(dim=1).values if self.box_score == "all_tokens" else phrase_scores
             cx, cy, w, h = result.pred_boxes[0].float().unbind(-1)
+            # not clipped, as the published post-processing leaves them (setting boxes=clipped cuts them)
             boxes = torch.stack([(cx - w / 2) * image.width, (cy - h / 2) * image.height,
                                  (cx + w / 2) * image.width, (cy + h / 2) * image.height], dim=-1)
-            boxes[:, 0::2] = boxes[:, 0::2].clamp(0, image.width)
-            boxes[:, 1::2] = boxes[:, 1::2].clamp(0, image.height)
             out.append(Detections(boxes.cpu(), scores.cpu(), labels.cpu(), tuple(phrases)))
         return out

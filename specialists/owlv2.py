@@ -1,9 +1,10 @@
 """OWLv2 open-vocabulary detection (Minderer et al., 2023) on transformers' `Owlv2ForObjectDetection`.
 
 One image and its text queries in, `Detections` out: every predicted box with its best query
-and that query's sigmoid score, in the image's own pixels. OWLv2's processor pads the image to a
+and that query's sigmoid score, in the image's own pixels, as transformers'
+`post_process_grounded_object_detection` gives them. OWLv2's processor pads the image to a
 square at the bottom and right (grey) before resizing to 960 px, so a normalised box maps back by
-the padded side, max(H, W). Queries are phrased "a photo of a {object}", the template the OWL
+the padded side, max(H, W), and may lie partly or wholly in the padding. Queries are phrased "a photo of a {object}", the template the OWL
 papers use.
 """
 
@@ -60,11 +61,14 @@ class Owlv2Detector(TextQueryDetector):
                       for k, v in inputs.items()}
             result = self.model(**inputs)
             logits = result.logits[0].float()  # (boxes, queries)
-            scores, labels = torch.sigmoid(logits).max(dim=-1)
+            # the best query by logit, then its sigmoid (as post_process_object_detection): taking the
+            # sigmoid first ties queries whose logits both saturate it, and the first would win
+            best, labels = logits.max(dim=-1)
+            scores = torch.sigmoid(best)
             cx, cy, w, h = result.pred_boxes[0].float().unbind(-1)
             side = float(max(image.width, image.height))  # the padded square's side
+            # not clipped, as the published post-processing leaves them: boxes may run into the
+            # padding; the rules clip them with the detector's setting boxes=clipped
             boxes = torch.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], dim=-1) * side
-            boxes[:, 0::2] = boxes[:, 0::2].clamp(0, image.width)
-            boxes[:, 1::2] = boxes[:, 1::2].clamp(0, image.height)
             out.append(Detections(boxes.cpu(), scores.cpu(), labels.cpu(), tuple(phrases)))
         return out

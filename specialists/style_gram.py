@@ -80,8 +80,11 @@ class VggStyle:
 
     def _tensor(self, image: Image.Image) -> torch.Tensor:
         image = image.convert("RGB")
-        scale = self.long_side / max(image.size)
-        size = (max(16, round(image.width * scale)), max(16, round(image.height * scale)))
+        # the long side to long_side, the short one truncated, as torchvision's Resize(None, max_size)
+        # sizes it (rounding to nearest put some images a pixel off)
+        w, h = image.size
+        short = max(16, int(self.long_side * min(w, h) / max(w, h)))
+        size = (self.long_side, short) if w >= h else (short, self.long_side)
         pixels = torch.from_numpy(np.asarray(image.resize(size, Image.BICUBIC), dtype=np.float32) / 255.0)
         x = pixels.permute(2, 0, 1)[None]
         mean = torch.tensor(IMAGENET_MEAN).view(1, 3, 1, 1)

@@ -113,14 +113,22 @@ ORDINAL_SHADING_SETTINGS = (
             "half from numpy's global generator on every call"),
     REFLECTANCE_MEASURE,
 )
+DETECTOR_BOXES = Setting("boxes", "as_published", ("as_published", "clipped"),
+                         "boxes as transformers' post-processing gives them (OWLv2's may run into the square "
+                         "padding below or right of the image); clipped: cut to the image before the rules")
 OWLV2_SETTINGS = (
     Setting("threshold", "0.1", ("0.1", "0.05", "0.2", "0.3"),
             "Counting counts boxes scoring at least this (transformers' OWLv2 example uses 0.1; not tuned here: "
             "tuning needs the real weights)"),
+    DETECTOR_BOXES,
 )
 GROUNDING_DINO_SETTINGS = (
     Setting("threshold", "0.35", ("0.35", "0.25", "0.3", "0.4"),
             "Counting counts boxes scoring at least this (Grounding DINO's published box threshold 0.35; not tuned here)"),
+    Setting("box_score", "all_tokens", ("all_tokens", "phrase_tokens"),
+            "a box's score: its best sigmoid over every caption token, [CLS], dots and [SEP] included (transformers' "
+            "post-processing and the official demo), or only over the tokens of the phrase it is labelled with"),
+    DETECTOR_BOXES,
 )
 # CV-Bench's Depth and Distance read Depth Anything's map inside each marked box
 DEPTH_ANYTHING_BOX_SETTINGS = DEPTH_ANYTHING_SETTINGS + (

@@ -39,6 +39,15 @@ from specialists.outputs import Detections
 NMS_IOU = 0.5  # boxes of one query overlapping more than this are one object
 
 
+def clipped(detections: Detections, width: int, height: int) -> Detections:
+    """The boxes cut to the image (setting boxes=clipped): the published post-processing leaves
+    them as predicted, and OWLv2's may run into the padding below or right of the image."""
+    boxes = detections.boxes.clone()
+    boxes[:, 0::2] = boxes[:, 0::2].clamp(0, width)
+    boxes[:, 1::2] = boxes[:, 1::2].clamp(0, height)
+    return Detections(boxes, detections.scores, detections.labels, detections.queries)
+
+
 def count_objects(detections: Detections, query: int, threshold: float) -> int:
     """Distinct boxes of `query` scoring at least `threshold`."""
     boxes, scores = detections.of_query(query)
@@ -151,6 +160,8 @@ class DetectorTasks(ModelSolver):
 
     def decision(self, question: MCQuestion, output: Detections) -> Decision:
         rule = self.rules[question.task]
+        if self.settings.get("boxes") == "clipped":
+            output = clipped(output, *question.images[0].size)
         if question.task == "CV_Bench_Relation":
             best = [_best_box(output, 0), _best_box(output, 1)]
             return relation_decision(question, rule, tuple(b[0] if b else None for b in best))
@@ -174,3 +185,13 @@ class GroundingDinoTasks(DetectorTasks):
     """`grounding_dino`: Grounding DINO, the same rules on its boxes."""
 
     detector = ("grounding_dino", "GroundingDinoDetector")
+
+    def build_tiny(self):
+        model = super().build_tiny()
+        model.box_score = self.settings["box_score"]
+        return model
+
+    def build_real(self, path):
+        model = super().build_real(path)
+        model.box_score = self.settings["box_score"]
+        return model

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
@@ -117,3 +117,76 @@ def dense_errors(ours: torch.Tensor | np.ndarray, official: torch.Tensor | np.nd
 def worst(per_image: list[dict[str, float]]) -> dict[str, float]:
     """The family's figure: the worst image's, per measure."""
     return {key: max(errors[key] for errors in per_image) for key in per_image[0]} if per_image else {}
+
+
+def _identity(entry: dict) -> tuple:
+    """What one per-image entry measured (image, size, preset, steps...): its text, whole-number
+    and flag fields; its figures are floats and dicts."""
+    return tuple(sorted((k, v) for k, v in entry.items() if isinstance(v, (str, int, bool)) and not isinstance(v, float)))
+
+
+def _union(old: list, new: list) -> list:
+    return old + [item for item in new if item not in old]
+
+
+def _fold(old: Any, new: Any) -> Any:
+    """Settings and sizes of two runs: dicts fold key by key, lists join, a single record meeting
+    a list joins it, equal values stay, and differing values are both kept (old first), so no
+    earlier run's setting is overwritten by a later one's."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **{k: _fold(old[k], v) if k in old else v for k, v in new.items()}}
+    if isinstance(old, list) or isinstance(new, list):
+        return _union(old if isinstance(old, list) else [old], new if isinstance(new, list) else [new])
+    return old if old == new else [old, new]
+
+
+def _merged_decisions(old: dict | None, new: dict | None) -> dict | None:
+    """Counts over both runs' questions; question lists joined; otherwise the earlier run's notes."""
+    if not new or not new.get("n"):
+        return old
+    if not old or not old.get("n"):
+        return new
+    merged = {**new, **old}
+    for key in set(old) & set(new):
+        if isinstance(old[key], list) and isinstance(new[key], list):
+            merged[key] = old[key] + new[key]
+    merged["n"], merged["agree"] = old["n"] + new["n"], old["agree"] + new["agree"]
+    merged["agreement"] = merged["agree"] / merged["n"]
+    return merged
+
+
+RUN_FIELDS = ("recorded", "seconds", "scope", "official_commit", "torch", "python")
+
+
+def merge_lines(old: dict, new: dict, dense_of: Callable[[list[dict]], dict]) -> dict:
+    """A later run of a family folded into its recorded line, keeping the earlier per-image
+    figures: a new per-image entry replaces an old one only where both measured the same thing
+    (same image, size, preset, steps); `dense` is the family's summary (`dense_of`) over all
+    entries; decisions count both runs' questions; `runs` lists each run's date, seconds, scope
+    and versions."""
+    if old.get("family") != new.get("family"):
+        raise ValueError(f"cannot merge a {new.get('family')} line into a {old.get('family')} line")
+    for line in (old, new):
+        if not isinstance(line.get("per_image"), list):
+            raise ValueError(f"{line.get('family')}: per_image must be a list of entries to merge runs")
+    replaced = {_identity(entry) for entry in new["per_image"]}
+    per_image = [e for e in old["per_image"] if _identity(e) not in replaced] + new["per_image"]
+    runs = old.get("runs") or [{k: old[k] for k in RUN_FIELDS if k in old}]
+    runs = runs + [{k: new[k] for k in RUN_FIELDS if k in new}]
+    merged = dict(old)
+    for key, value in new.items():
+        if key in ("per_image", "dense", "decisions", "runs", "scope") or key not in old:
+            merged[key] = value
+        elif key in ("images", "patches"):
+            merged[key] = _union(old[key], value)
+        elif key in ("recorded", "seconds"):
+            merged[key] = value
+        else:
+            merged[key] = _fold(old[key], value)
+    merged["per_image"] = per_image
+    merged["dense"] = dense_of(per_image)
+    merged["decisions"] = _merged_decisions(old.get("decisions"), new.get("decisions"))
+    merged["runs"] = runs
+    merged["seconds"] = round(sum(run.get("seconds", 0) for run in runs), 1)
+    merged.pop("scope", None)
+    return merged

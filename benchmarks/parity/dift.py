@@ -12,16 +12,19 @@ same order and shapes, from a generator seeded with `image_seed(seed, model inpu
 official side runs right after `torch.manual_seed(<that seed>)`, so on the CPU both sides draw
 identical noise without touching the official code.
 
-Settings: the first image at full size (768 x 768, ensemble 8) with the semantic preset (t=261,
-up_ft_index 1, the paper's SPair-71k setting); every image at 256 x 256, ensemble 2, with both
-presets (geometric: t=0, up_ft_index 2), same weights. Decisions: BLINK-layout correspondence
+Settings: the first image at full size (768 x 768, ensemble 8) with both published presets
+(semantic: t=261, up_ft_index 1, the paper's SPair-71k setting; geometric: t=0, up_ft_index 2,
+its HPatches setting); every image at 256 x 256, ensemble 2, with both presets, same weights. Decisions: BLINK-layout correspondence
 questions (REF on image 1, candidates A-D on image 2) on the real pairs, and on the first
 image against its warp under a known homography (one candidate is REF's true image there),
 each answered by our rule (`cosine_decision`) from each side's features.
 
 Set DIFT_PARITY_WEIGHTS to a folder written earlier by `sd21_layout.write_sd21_folder` (seed 0)
-to skip writing the 5.2 GB again; DIFT_PARITY_FULL=0 skips the full-size run (on two shared CPU
-cores the official 768 px, ensemble-8 pass alone takes about a quarter of an hour).
+to skip writing the 5.2 GB again. DIFT_PARITY_FULL_PRESETS names the presets run at full size
+(default `semantic,geometric`; empty or DIFT_PARITY_FULL=0: none; on two shared CPU cores each
+official 768 px, ensemble-8 pass takes about a quarter of an hour); DIFT_PARITY_SMALL=0 skips the
+256 px runs and with them the decisions (for a full-size run merged into an earlier line with
+`--merge`).
 """
 
 from __future__ import annotations
@@ -52,6 +55,21 @@ QUESTIONS_PER_PAIR = 4
 LETTERS = ("A", "B", "C", "D")
 
 
+def _full_presets() -> list[str]:
+    if os.environ.get("DIFT_PARITY_FULL", "1") == "0":
+        return []
+    names = [p.strip() for p in os.environ.get("DIFT_PARITY_FULL_PRESETS", ",".join(PRESETS)).split(",") if p.strip()]
+    unknown = [p for p in names if p not in PRESETS]
+    if unknown:
+        raise ValueError(f"DIFT_PARITY_FULL_PRESETS={','.join(names)}: unknown {unknown}; choose from {list(PRESETS)}")
+    return names
+
+
+def dense_of(per_image: list[dict]) -> dict:
+    """The family's figure: the worst run's, per measure."""
+    return worst([{k: v for k, v in e.items() if k.startswith(("max", "median"))} for e in per_image])
+
+
 def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     folder = Path(os.environ["DIFT_PARITY_WEIGHTS"]) if os.environ.get("DIFT_PARITY_WEIGHTS") else \
         write_sd21_folder(workdir / "sd-2-1", SEED)
@@ -59,8 +77,12 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     first = images[0].stem
     warped, homography = _warp(pictures[first])
     pictures[f"{first}_warped"] = warped
-    full = [(first, "semantic", *FULL)] if os.environ.get("DIFT_PARITY_FULL", "1") != "0" else []
-    runs = full + [(name, preset, *SMALL) for name in pictures for preset in PRESETS]
+    full_presets = _full_presets()
+    small = os.environ.get("DIFT_PARITY_SMALL", "1") != "0"
+    full = [(first, preset, *FULL) for preset in full_presets]
+    runs = full + ([(name, preset, *SMALL) for name in pictures for preset in PRESETS] if small else [])
+    if not small:  # the warped copy serves only the 256 px questions
+        del pictures[f"{first}_warped"]
 
     patches = Patches()
     theirs = _official_features(official, folder, pictures, runs, patches)
@@ -69,17 +91,20 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     per_image = [{"image": name, "preset": preset, "size": size, "ensemble": ensemble,
                   **dense_errors(ours[name, preset, size], theirs[name, preset, size])}
                  for name, preset, size, ensemble in runs]
-    questions = _questions(pictures, first, homography)
-    decisions = _decisions(questions, pictures, ours, theirs)
+    decisions = _decisions(_questions(pictures, first, homography), pictures, ours, theirs) if small else None
+    sizes = {"full": [{"image": first, "side": FULL[0], "ensemble": FULL[1], "preset": p} for p in full_presets]}
+    if small:
+        sizes["small"] = {"side": SMALL[0], "ensemble": SMALL[1], "presets": list(PRESETS)}
     return {
+        "scope": f"full size ({FULL[0]} px, ensemble {FULL[1]}): {', '.join(full_presets) or 'none'}; "
+                 f"{SMALL[0]} px: {'every image, both presets' if small else 'not run'}",
         "patches": patches.applied,
         "images": list(pictures),
-        "sizes": {"full": {"image": first, "side": FULL[0], "ensemble": FULL[1], "preset": "semantic"} if full else None,
-                  "small": {"side": SMALL[0], "ensemble": SMALL[1], "presets": list(PRESETS)}},
+        "sizes": sizes,
         "settings": {"presets": {k: {"t": t, "up_ft_index": i} for k, (t, i) in PRESETS.items()}, "seed": SEED,
                      "prompt": "", "weights": "SD 2.1 layout, seeded random, float32"},
         "per_image": per_image,
-        "dense": worst([{k: v for k, v in e.items() if k.startswith(("max", "median"))} for e in per_image]),
+        "dense": dense_of(per_image),
         "decisions": decisions,
         "notes": "Official SDFeaturizer4Eval (PIL resize, ensemble copies through the VAE, attention slicing) vs "
                  "ours through the solver's engine; the same noise on both sides (global generator seeded "

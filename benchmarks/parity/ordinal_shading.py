@@ -35,7 +35,13 @@ from benchmarks.parity.common import Patches, checkout_commit, dense_errors, off
 
 CHECKPOINT = "ordinal-shading-v1"
 SEED = 0
-QUESTIONS_PER_IMAGE = 2
+# PARITY_ORDINAL_QUESTIONS=0 compares the layers only (each question runs both pipelines again on
+# its inpainted scene: at full size, minutes each on two CPU cores)
+QUESTIONS_PER_IMAGE = int(os.environ.get("PARITY_ORDINAL_QUESTIONS", 2))
+# PARITY_ORDINAL_SPREAD=0 skips the official run against itself with another random half (the
+# seeded random-half run of ours already shows how much of the gap the fit's draw makes)
+SELF_SPREAD = os.environ.get("PARITY_ORDINAL_SPREAD", "1") != "0"
+LAYERS = ("albedo", "shading")
 SMALL_LONG_SIDE = 320  # the images after the first run at this long side (same networks)
 # PARITY_ORDINAL_FULL=0 shrinks the first image too (a full-size run takes many minutes on CPU)
 FULL_SIZE_FIRST = os.environ.get("PARITY_ORDINAL_FULL", "1") != "0"
@@ -220,6 +226,17 @@ def _shrunk(image: Image.Image) -> Image.Image:
     return image.resize((round(image.width * scale), round(image.height * scale)), Image.BICUBIC) if scale < 1 else image
 
 
+def dense_of(per_image: list[dict]) -> dict:
+    """The family's figures: the worst image's, per layer, of ours at its default fit; and of
+    ours drawing the official's random half, where that ran."""
+    default = [entry for entry in per_image if "fit" not in entry]
+    dense = {layer: worst([entry[layer] for entry in default]) for layer in LAYERS}
+    seeded = [entry for entry in per_image if "fit" in entry]
+    if seeded:
+        dense["random_half_seeded"] = {layer: worst([entry[layer] for entry in seeded]) for layer in LAYERS}
+    return dense
+
+
 def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     official = Path(official)
     patches = Patches()
@@ -227,7 +244,7 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     home = workdir / "home"
     weights = workdir / "final_weights.pt"
     rng = np.random.default_rng(SEED)
-    per_image, decisions, sizes, spreads = {}, [], {}, {}
+    per_image, decisions, sizes, spreads = [], [], {}, {}
     with official_pipeline(official, patches) as code:
         make_release_file(code, weights, _calibration_image(images[0]))
         imported = import_ours(weights, home)
@@ -237,31 +254,40 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
         from adapters.core.solver import SolverOptions
 
         solver = get("ordinal_shading").build(SolverOptions(checkpoint=CHECKPOINT))
+        half_solver = None
         for i, path in enumerate(images):
             image = Image.open(path).convert("RGB")
             full = i == 0 and FULL_SIZE_FIRST
             if not full:
                 image = _shrunk(image)
-            sizes[path.name] = f"{image.width}x{image.height}" + (" (full size)" if full else " (shrunk)")
+            size = f"{image.width}x{image.height}"
+            sizes[path.name] = size + (" (full size)" if full else " (shrunk)")
             theirs, ours = run_official(code, models, image), run_ours(solver, image)
-            per_image[path.name] = {layer: dense_errors(ours[layer], theirs[layer]) for layer in ("albedo", "shading")}
-            if i == 0:  # the official run against itself with another random half in its fit
+            per_image.append({"image": path.name, "size": size,
+                              **{layer: dense_errors(ours[layer], theirs[layer]) for layer in LAYERS}})
+            if i == 0 and SELF_SPREAD:  # the official run against itself with another random half in its fit
                 again = run_official(code, models, image, seed=SEED + 1)
-                spreads[path.name] = {layer: dense_errors(again[layer], theirs[layer])
-                                      for layer in ("albedo", "shading")}
+                spreads[f"{path.name} {size}"] = {layer: dense_errors(again[layer], theirs[layer]) for layer in LAYERS}
+            if i == 0:  # ours with the official's fit, drawing the same random half (numpy seeded alike)
+                half_solver = half_solver or get("ordinal_shading").build(
+                    SolverOptions(checkpoint=CHECKPOINT, settings={"fit": "random_half"}))
+                np.random.seed(SEED)
+                half = run_ours(half_solver, image)
+                per_image.append({"image": path.name, "size": size, "fit": "random_half, numpy seeded as the official",
+                                  **{layer: dense_errors(half[layer], theirs[layer]) for layer in LAYERS}})
             for q in range(QUESTIONS_PER_IMAGE):
-                question = make_question(image, _points(rng, image.width, image.height), f"{path.stem}-{q}")
+                question = make_question(image, _points(rng, image.width, image.height), f"{path.stem}-{size}-{q}")
                 ours_pred, official_pred, details = decide_both(question, solver, code, models)
                 decisions.append({"question": question.idx, "ours": ours_pred, "official": official_pred, **details})
-            print(f"  {path.name}: {per_image[path.name]}", file=sys.stderr, flush=True)
+            print(f"  {path.name}: {per_image[-1]}", file=sys.stderr, flush=True)
     agree = sum(d["ours"] == d["official"] for d in decisions)
     return {
         "checkpoint": CHECKPOINT, "import": imported, "patches": patches.applied,
         "official_dependencies": {name: checkout_commit(_dependency(official, name)) for name in DEPENDENCIES},
         "settings": {"official": "run_pipeline(resize_conf=0.0, maintain_size=True, device='cpu'), lstsq_p=0.0",
                      "ours": dict(solver.settings), "seed": SEED},
-        "images": [p.name for p in images], "sizes": sizes, "per_image": per_image,
-        "dense": {layer: worst([e[layer] for e in per_image.values()]) for layer in ("albedo", "shading")},
+        "scope": f"{', '.join(f'{k} at {v}' for k, v in sizes.items())}",
+        "images": [p.name for p in images], "sizes": sizes, "per_image": per_image, "dense": dense_of(per_image),
         "official_self_spread": spreads,
         "notes": NOTES,
         "decisions": {"n": len(decisions), "agree": agree, "agreement": agree / len(decisions) if decisions else None,

@@ -48,3 +48,70 @@ def test_a_recorded_family_replaces_only_its_own_line(tmp_path, monkeypatch):
     parity_main._record([{"family": "loftr", "old": False}])
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert lines == [{"family": "dire"}, {"family": "loftr", "old": False}]
+
+
+def _line(per_image, decisions=None, **extra):
+    return {"family": "dift", "per_image": per_image, "dense": {}, "decisions": decisions, "recorded": "2026-01-01",
+            "seconds": 10.0, "official_commit": "abc", **extra}
+
+
+def _worst_rel(per_image):
+    return {"max_rel": max(e["max_rel"] for e in per_image)}
+
+
+def test_a_merged_run_keeps_the_earlier_per_image_figures_and_counts_both_runs():
+    from benchmarks.parity.common import merge_lines
+
+    old = _line([{"image": "cat", "size": 768, "preset": "semantic", "max_rel": 1e-6},
+                 {"image": "cat", "size": 256, "preset": "semantic", "max_rel": 3e-6}],
+                {"n": 4, "agree": 4, "agreement": 1.0, "questions": ["q1"]},
+                settings={"steps": 2, "seed": 0}, sizes={"full": {"preset": "semantic"}}, patches=["p1"], images=["cat"])
+    new = _line([{"image": "cat", "size": 768, "preset": "geometric", "max_rel": 5e-6},
+                 {"image": "cat", "size": 256, "preset": "semantic", "max_rel": 2e-6}],
+                {"n": 2, "agree": 1, "agreement": 0.5, "questions": ["q2"]}, seconds=5.0, recorded="2026-02-02",
+                scope="geometric at full size", settings={"steps": 20, "seed": 0},
+                sizes={"full": [{"preset": "geometric"}]}, patches=["p1", "p2"], images=["cat", "dog"])
+    merged = merge_lines(old, new, _worst_rel)
+    kept = {(e["size"], e["preset"]): e["max_rel"] for e in merged["per_image"]}
+    assert kept == {(768, "semantic"): 1e-6, (768, "geometric"): 5e-6, (256, "semantic"): 2e-6}  # same run: replaced
+    assert merged["dense"] == {"max_rel": 5e-6}
+    assert merged["decisions"] == {"n": 6, "agree": 5, "agreement": 5 / 6, "questions": ["q1", "q2"]}
+    assert merged["settings"] == {"steps": [2, 20], "seed": 0}  # a differing setting keeps both values
+    assert merged["sizes"] == {"full": [{"preset": "semantic"}, {"preset": "geometric"}]}
+    assert merged["patches"] == ["p1", "p2"] and merged["images"] == ["cat", "dog"]
+    assert [run.get("scope") for run in merged["runs"]] == [None, "geometric at full size"]
+    assert merged["seconds"] == 15.0 and merged["recorded"] == "2026-02-02" and "scope" not in merged
+
+
+def test_a_run_without_decisions_keeps_the_recorded_ones():
+    from benchmarks.parity.common import merge_lines
+
+    decisions = {"n": 4, "agree": 4, "agreement": 1.0}
+    merged = merge_lines(_line([{"image": "a", "max_rel": 1.0}], decisions), _line([{"image": "b", "max_rel": 2.0}]),
+                         _worst_rel)
+    assert merged["decisions"] == decisions and len(merged["per_image"]) == 2
+
+
+def test_lines_of_two_families_or_without_entries_do_not_merge():
+    from benchmarks.parity.common import merge_lines
+
+    with pytest.raises(ValueError, match="cannot merge"):
+        merge_lines(_line([]), {**_line([]), "family": "dire"}, _worst_rel)
+    with pytest.raises(ValueError, match="per_image must be a list"):
+        merge_lines(_line({"cat": {}}), _line([]), _worst_rel)
+
+
+def test_record_with_merge_folds_into_the_family_line(tmp_path, monkeypatch):
+    path = tmp_path / "parity.jsonl"
+    old = _line([{"image": "cat", "size": 768, "preset": "semantic", "max_rel": 1e-6}])
+    path.write_text(json.dumps(old) + "\n")
+    monkeypatch.setattr(parity_main, "PARITY_FILE", path)
+    parity_main._record([_line([{"image": "cat", "size": 768, "preset": "geometric", "max_rel": 2e-6}])], merge=True)
+    (line,) = [json.loads(text) for text in path.read_text().splitlines()]
+    assert len(line["per_image"]) == 2 and line["dense"]["max_rel"] == 2e-6 and len(line["runs"]) == 2
+
+
+def test_merge_is_refused_up_front_for_a_family_that_cannot_fold(capsys):
+    with pytest.raises(SystemExit):
+        parity_main.main(["--official", "loftr=/nowhere", "--record", "--merge"])
+    assert "record it without --merge" in capsys.readouterr().err
