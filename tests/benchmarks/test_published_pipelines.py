@@ -76,8 +76,9 @@ def test_grounding_dino_box_scores_are_the_published_all_token_scores_by_default
 
 def test_boxes_clipped_is_a_setting_of_the_rules():
     from adapters.core.questions import MCQuestion, QuestionSource
-    from adapters.rules.detection import Owlv2Tasks
+    from adapters.core.registry import get
     from adapters.core.solver import SolverOptions
+    from adapters.rules.detection import Owlv2Tasks
     from specialists.outputs import Detections
 
     image = _photo()
@@ -87,12 +88,13 @@ def test_boxes_clipped_is_a_setting_of_the_rules():
     # below the dog's; clipped to the image it is above it
     detections = Detections(torch.tensor([[10.0, 20.0, 20.0, 78.0], [30.0, 30.0, 40.0, 46.0]]),
                             torch.tensor([0.9, 0.8]), torch.tensor([0, 1]), ("cat", "dog"))
-    solver = Owlv2Tasks.__new__(Owlv2Tasks)  # the rules alone
+    solver = Owlv2Tasks.__new__(Owlv2Tasks)  # the rules alone, without building the detector
+    solver.specialist = "owlv2"
     solver.settings = {"threshold": "0.1", "boxes": "as_published"}
     assert solver.decision(question, detections).pred == "B"
     solver.settings = {"threshold": "0.1", "boxes": "clipped"}
     assert solver.decision(question, detections).pred == "A"
-    assert Owlv2Tasks(SolverOptions(checkpoint="tiny-random")).settings["boxes"] == "as_published"
+    assert get("owlv2").build(SolverOptions(checkpoint="tiny-random")).settings["boxes"] == "as_published"
 
 
 def test_vgg_style_input_is_torchvisions_long_side_resize():
