@@ -96,7 +96,7 @@ class SetVerifier:
 
 def benchmark_image(seed, index):
     """(drawn, boxes, style) of image `index` in benchmarks/box_accuracy.py's sequence at `seed`
-    (320x240). The sequence draws crops of ../shared/data/images, so it needs them."""
+    (320x240), its photo backgrounds cropped from the held-out photographs (benchmark_sample)."""
     from adapters.markers.draw.scenes import BOX_LABEL_SETS, benchmark_case
     from tests.benchmark_sample import benchmark_inputs
     photos, fonts = benchmark_inputs()

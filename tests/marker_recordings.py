@@ -1,8 +1,8 @@
 """The shipped corner finder's and corner reader's outputs on the box benchmark's images, played
 back: `recorded_finder()` and `recorded_reader()` stand in for default_corner_finder() and
 default_corner_reader() in the tests that reach one of the box reader's rules through what the
-networks read on a benchmark image (seed 64 image 176's D, placed by elimination where the
-finder reads it at 0.31 and the reader sees "none").
+networks read on a benchmark image (seed 10 image 183's B, placed by elimination where two
+outlines start at its corner).
 
 Such a test pins the rule, not the networks: played back from RECORDINGS, the readings stay the
 ones the rule was written against, so a retrained finder or reader can ship without moving the
@@ -13,8 +13,8 @@ Recording: `BOX_NETWORKS=record pytest tests/test_markers_*.py` runs the shipped
 an output was never recorded and merges it into RECORDINGS at exit, with the sha256 of the
 weights that gave them; it refuses to merge outputs of other weights (delete RECORDINGS to record
 afresh after shipping a network). An image or a reader position never recorded is an error that
-says so (the image is keyed by its pixels: a change to the renderer or to the photographs asks
-for a new recording)."""
+says so (the image is keyed by its pixels: a change to the renderer or to the photographs the
+benchmark images are drawn over, tests/benchmark_sample.py, asks for a new recording)."""
 
 import atexit
 import hashlib

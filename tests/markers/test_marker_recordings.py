@@ -27,7 +27,7 @@ def test_an_image_never_recorded_is_an_error_naming_how_to_record(monkeypatch):
 
 
 def test_a_recorded_image_plays_back_its_proposals_and_readings_and_refuses_a_new_position(monkeypatch):
-    """Seed 64 image 176 (test_markers_boxes_naming's faint last corner): its proposals come back as
+    """Seed 64 image 176 (a 4-box image): its proposals come back as
     Proposals over the finder's classes, each reading at a recorded position as float32 over the
     reader's classes, in the order asked; a position no test asked for is refused."""
     monkeypatch.setattr(marker_recordings, "RECORDING", False)

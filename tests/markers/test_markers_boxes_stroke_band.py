@@ -79,12 +79,12 @@ def test_a_band_that_says_little_judges_no_side(width):
         assert (onto_strokes(lab, moved, fitted) is moved) is not judged
 
 
-@pytest.mark.parametrize("seed, index, label, placed", [(18, 89, "A", False), (18, 125, "B", True)])
+@pytest.mark.parametrize("seed, index, label, placed", [(7, 45, "D", False), (18, 125, "B", True)])
 def test_a_box_placed_with_a_side_on_a_scene_edge_beside_its_stroke_is_moved_onto_it_or_refused(seed, index, label,
                                                                                              placed):
-    """box_accuracy.py's images 89 and 125 at seed 18: a side was fitted
-    2.9 and 2.4 px off, on a scene's edge beside its stroke, and the image was answered with it.
-    Now image 125's side moves onto its stroke (within MAX_MOVE), and image 89's box, whose side
+    """box_accuracy.py's image 45 at seed 7 and 125 at seed 18: a side is fitted
+    3.8 and 2.4 px off, on a scene's edge beside its stroke, and the image was answered with it.
+    Now image 125's side moves onto its stroke (within MAX_MOVE), and seed 7's box, whose side
     lies farther, is refused, saying why; every box placed is right."""
     _placed_right_or_refused_off_its_stroke(seed, index, label, placed)
 
@@ -156,14 +156,14 @@ def test_a_side_beside_a_merged_band_is_off_its_strokes_and_not_moved():
 
 
 @pytest.mark.parametrize("seed, index, label, placed", [(199, 93, "A", True), (200, 30, "B", True),
-                                                        (208, 75, "B", False), (210, 113, "B", False),
+                                                        (208, 75, "B", False),
                                                         (209, 17, "D", True), (214, 72, "B", True)])
 def test_benchmark_boxes_between_or_beside_two_lines_are_placed_right_or_refused(seed, index, label, placed):
-    """box_accuracy.py's images 199/93, 200/30, 208/75 and 210/113 (seed/image):
+    """box_accuracy.py's images 199/93, 200/30 and 208/75 (seed/image):
     each has a side that lies 2.1-3.3 px off when moved onto or fitted beside another
     line of the boxes' colour. 199/93's A, between two lines, stays where it was fitted, 1.6 px
-    off; 200/30's B stays on its stroke; 208/75's and 210/113's B, fitted beside a band of two
-    merged lines, are refused saying why. 209/17's D and 214/72's B, whose 1 px lines ink no row
+    off; 200/30's B stays on its stroke; 208/75's B, fitted beside a band of two merged lines, is
+    refused saying why. 209/17's D and 214/72's B, whose 1 px lines ink no row
     under the boxes' colour beside a band of the scene (2.8 px off, or too faint to say anything),
     are placed as before. Every box placed is right."""
     _placed_right_or_refused_off_its_stroke(seed, index, label, placed)

@@ -377,15 +377,6 @@ def test_a_crossing_box_is_placed_end_to_end(monkeypatch):
     assert_a_placed_only_as_it_is(monkeypatch, 105, 123, "SEEN_CROSSING", 1.01, label="B")
 
 
-def test_a_crossing_rectangle_to_another_boxs_far_corner_leaves_the_box_to_last_box(monkeypatch):
-    """Box seed 62 image 107: from C's corner the verifier finds the crossing rectangle to D's far
-    corner drawn; it ends where D's outline ends, so it is not taken, and C is placed on its own
-    box (every box placed within 2 px). Taken, it made the last look refuse C."""
-    between_anyway = between_seen_corners
-    assert_a_placed_only_as_it_is(monkeypatch, 62, 107, "between_seen_corners",
-                                  lambda *args: between_anyway(*args[:7]), label="C")
-
-
 # box_accuracy.py's image 59 at seed 90: A, a 1 px cyan box. Its bottom side has two strokes of its
 # look 3 px apart that the rules cannot tell apart, and on A's own one a scene line goes on past the
 # bottom-right corner: the rectangle there is rejected for coverage with lines crossing too

@@ -1,9 +1,11 @@
-"""The training scenes' photographs: scikit-image's sample images, tinted, never the benchmark's."""
+"""The training scenes' photographs: scikit-image's sample images, tinted, never the held-out ones the tests
+draw benchmark images over."""
 
 import numpy as np
 import pytest
 from marker_oracles import trained_and_continued
 
+from adapters.markers.draw.held_out_photos import HELD_OUT_PHOTOS, held_out_photos
 from adapters.markers.draw.scenes import box_training_scene, load_photos, photos_warning, training_scene
 from adapters.markers.draw.training_photos import TRAINING_PHOTOS, tinted, training_photos
 from adapters.markers.general.nets.centre_finder import CentreFinder
@@ -16,15 +18,17 @@ from train.markers_finder import main as train_centre_finder
 from train.markers_reader import main as train_main
 
 
-def test_training_photos_load_as_rgb_and_are_not_the_benchmarks():
-    photos = training_photos()
-    assert len(photos) == len(TRAINING_PHOTOS)
-    for photo in photos:
+def test_training_photos_load_as_rgb_and_are_not_the_held_out_ones():
+    photos, held_out = training_photos(), held_out_photos()
+    assert len(photos) == len(TRAINING_PHOTOS) and len(held_out) == len(HELD_OUT_PHOTOS)
+    for photo in (*photos, *held_out):
         assert photo.dtype == np.uint8 and photo.ndim == 3 and photo.shape[2] == 3
         assert min(photo.shape[:2]) >= 240  # a 320x240 scene's crop fits inside
-    benchmark = load_photos()  # ../shared/data/images, when present: must stay unseen in training
+    # the tests' benchmark images are drawn over the held-out photographs: training never sees them
+    assert not set(HELD_OUT_PHOTOS) & set(TRAINING_PHOTOS)
     for photo in photos:
-        assert not any(b.shape == photo.shape and np.array_equal(b, photo) for b in benchmark)
+        assert not any(h.shape == photo.shape and np.array_equal(h, photo) for h in held_out)
+    assert not np.array_equal(*held_out)  # two views, not one image twice
 
 
 def test_benchmarks_warn_when_no_photograph_is_found(tmp_path):

@@ -274,8 +274,7 @@ def _benchmark_image(seed, index, height, width):
 
 
 def test_a_faint_ring_read_as_its_label_beside_the_glyph_taken_for_a_ring_is_undone():
-    """The benchmark's 200x150 image 118 at seed 3 (its sequence draws crops of
-    ../shared/data/images, so it needs them). C's 1 px ring is too faint to be found and reads as
+    """The benchmark's 200x150 image 118 at seed 3. C's 1 px ring is too faint to be found and reads as
     the word "C"; the bowl of the bold C beside it is found as the circle that word labels. The
     reader sees no marker at that bowl and C at the ring inside the word: C goes back to missing
     and is placed on its ring (before: the question was answered with C 15 px off). A reader
