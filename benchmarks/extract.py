@@ -175,52 +175,41 @@ def _depth_anything_case(device, quick: bool, batch_size: int, precision: str) -
                 source="JPEG 640x480")
 
 
-def _dift_case(device, quick: bool, batch_size: int, precision: str) -> Case:
+def _cpu_dift_parts():
+    """(vae, unet, scheduler, text_encoder, tokenizer): SD-2.1's classes at small widths (256 px),
+    sized for 2 CPU cores."""
     from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel
 
-    from specialists.dift import DiftFeaturizer, DiftPreset, byte_level_clip_tokenizer
+    from specialists.dift import byte_level_clip_tokenizer
 
-    cuda = device.type == "cuda"
     torch.manual_seed(0)
-    if cuda:  # Stable Diffusion 2.1's UNet and VAE shapes, random weights
-        size, cross = 768, 1024
-        with torch.device(device):
-            unet = UNet2DConditionModel(sample_size=96, block_out_channels=(320, 640, 1280, 1280), layers_per_block=2,
-                                        attention_head_dim=(5, 10, 20, 20), cross_attention_dim=cross,
-                                        use_linear_projection=True)
-            vae = AutoencoderKL(block_out_channels=(128, 256, 512, 512), down_block_types=("DownEncoderBlock2D",) * 4,
-                                up_block_types=("UpDecoderBlock2D",) * 4, layers_per_block=2, latent_channels=4,
-                                sample_size=size)
-    else:  # the same classes at small widths: 2 CPU cores
-        size, cross = 256, 256
-        unet = UNet2DConditionModel(sample_size=32, block_out_channels=(64, 128, 256, 256), layers_per_block=1,
-                                    attention_head_dim=8, cross_attention_dim=cross)
-        vae = AutoencoderKL(block_out_channels=(32, 64, 128, 128), down_block_types=("DownEncoderBlock2D",) * 4,
-                            up_block_types=("UpDecoderBlock2D",) * 4, layers_per_block=1, latent_channels=4,
-                            sample_size=size)
+    unet = UNet2DConditionModel(sample_size=32, block_out_channels=(64, 128, 256, 256), layers_per_block=1,
+                                attention_head_dim=8, cross_attention_dim=256)
+    vae = AutoencoderKL(block_out_channels=(32, 64, 128, 128), down_block_types=("DownEncoderBlock2D",) * 4,
+                        up_block_types=("UpDecoderBlock2D",) * 4, layers_per_block=1, latent_channels=4,
+                        sample_size=256)
     scheduler = DDIMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear")
     text_encoder = CLIPTextModel(CLIPTextConfig(  # one small layer: the prompt is encoded once, outside the timing
-        vocab_size=514, hidden_size=cross, intermediate_size=2 * cross, num_hidden_layers=1, num_attention_heads=8,
+        vocab_size=514, hidden_size=256, intermediate_size=512, num_hidden_layers=1, num_attention_heads=8,
         max_position_embeddings=77, bos_token_id=512, eos_token_id=513, pad_token_id=513))
+    return vae, unet, scheduler, text_encoder, byte_level_clip_tokenizer()
+
+
+def _dift_case(device, quick: bool, batch_size: int, precision: str) -> Case:
+    from benchmarks.gpu_models import dift_parts, naive_dift
+    from specialists.dift import DiftFeaturizer, DiftPreset
+
+    cuda = device.type == "cuda"
+    if cuda:  # Stable Diffusion 2.1's UNet and VAE shapes, random weights
+        (vae, unet, scheduler, text_encoder, tokenizer), size = dift_parts(False, str(device)), 768
+    else:
+        (vae, unet, scheduler, text_encoder, tokenizer), size = _cpu_dift_parts(), 256
     preset = DiftPreset(image_size=size, t=261, up_ft_index=1, ensemble=8)
-    tokenizer = byte_level_clip_tokenizer()
     # the naive loop keeps an fp32 copy: a featurizer casts its own parts to its dtype
     reference = DiftFeaturizer(copy.deepcopy(vae), copy.deepcopy(unet), scheduler, text_encoder, tokenizer, str(device))
     dift = DiftFeaturizer(vae, unet, scheduler, text_encoder, tokenizer, str(device), precision, batch_size)
-    context = reference.prompt_embedding("")
-
-    def naive(data: bytes) -> torch.Tensor:
-        """Reference DIFT: per image, fp32, the image copied 8 times and each copy VAE-encoded."""
-        img = Image.open(io.BytesIO(data)).convert("RGB").resize((size, size), Image.BILINEAR)
-        x = torch.from_numpy(np.array(img)).permute(2, 0, 1).float().div(127.5).sub(1)[None].to(device)
-        x = x.repeat(preset.ensemble, 1, 1, 1)
-        latents = reference.vae.encode(x).latent_dist.sample() * reference.vae.config.scaling_factor
-        t = torch.tensor([preset.t], device=device)
-        noisy = scheduler.add_noise(latents, torch.randn_like(latents), t)
-        feats = reference.unet_until(noisy, t.expand(preset.ensemble), context.expand(preset.ensemble, -1, -1),
-                                     preset.up_ft_index)
-        return feats.mean(0).cpu()
+    naive = naive_dift(reference, preset, device)
 
     # the engine runs exactly what DiftFeaturizer.__call__ runs: one VAE encoding per image,
     # 8 posterior draws, per-image seeded noise, the UNet stopped after up-block 1

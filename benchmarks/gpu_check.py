@@ -43,7 +43,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 import torch
 from PIL import Image
 
@@ -126,20 +125,8 @@ def _depth_case(quick: bool, device: torch.device) -> Case:
 def _dift_case(quick: bool, device: torch.device) -> Case:
     dift, reference = gpu_models.dift_pair(quick, str(device), PRECISION, 2 if quick else 4)
     preset = gpu_models.dift_preset(quick)
-    context = reference.prompt_embedding("")
+    naive = gpu_models.naive_dift(reference, preset, device)
     size = preset.image_size
-
-    def naive(data: bytes) -> torch.Tensor:
-        """Reference DIFT: per image, fp32, the image copied `ensemble` times and each copy VAE-encoded."""
-        img = Image.open(io.BytesIO(data)).convert("RGB").resize((size, size), Image.BILINEAR)
-        x = torch.from_numpy(np.array(img)).permute(2, 0, 1).float().div(127.5).sub(1)[None].to(device)
-        x = x.repeat(preset.ensemble, 1, 1, 1)
-        latents = reference.vae.encode(x).latent_dist.sample() * reference.vae.config.scaling_factor
-        t = torch.tensor([preset.t], device=device)
-        noisy = reference.scheduler.add_noise(latents, torch.randn_like(latents), t)
-        return reference.unet_until(noisy, t.expand(preset.ensemble), context.expand(preset.ensemble, -1, -1),
-                                    preset.up_ft_index).mean(0).cpu()
-
     h, w = (120, 160) if quick else (480, 640)
     return Case(dift.engine_spec(preset, "", seed=0), naive, make_images(4 if quick else 16, h, w, "JPEG"),
                 n_naive=2 if quick else 4, n_engine=4 if quick else 32, source=f"JPEG {w}x{h}",

@@ -17,8 +17,11 @@ Table-2 pipeline runs through the real runner, feature cache included.
 from __future__ import annotations
 
 import copy
+import io
+from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import torch
 from PIL import Image
 
@@ -111,6 +114,26 @@ def dift_pair(quick: bool, device: str, precision: str, batch_size: int):
     vae, unet, scheduler, text_encoder, tokenizer = dift_parts(quick, device)
     reference = DiftFeaturizer(copy.deepcopy(vae), copy.deepcopy(unet), scheduler, text_encoder, tokenizer, device)
     return DiftFeaturizer(vae, unet, scheduler, text_encoder, tokenizer, device, precision, batch_size), reference
+
+
+def naive_dift(reference: DiftFeaturizer, preset: DiftPreset, device) -> Callable[[bytes], torch.Tensor]:
+    """DIFT as the official code runs it, the benchmarks' baseline: per image, fp32, the image
+    copied `ensemble` times and each copy VAE-encoded, one noise draw each, the UNet stopped after
+    up-block `up_ft_index`, features averaged. (H', W', C) -> the caller's timing loop."""
+    context = reference.prompt_embedding("")
+    size = preset.image_size
+
+    def features(data: bytes) -> torch.Tensor:
+        img = Image.open(io.BytesIO(data)).convert("RGB").resize((size, size), Image.BILINEAR)
+        x = torch.from_numpy(np.array(img)).permute(2, 0, 1).float().div(127.5).sub(1)[None].to(device)
+        x = x.repeat(preset.ensemble, 1, 1, 1)
+        latents = reference.vae.encode(x).latent_dist.sample() * reference.vae.config.scaling_factor
+        t = torch.tensor([preset.t], device=device)
+        noisy = reference.scheduler.add_noise(latents, torch.randn_like(latents), t)
+        return reference.unet_until(noisy, t.expand(preset.ensemble), context.expand(preset.ensemble, -1, -1),
+                                    preset.up_ft_index).mean(0).cpu()
+
+    return features
 
 
 # -- the paper's solvers on these networks (registered by gpu_check as <name>_full) ---------------

@@ -379,7 +379,12 @@ def score_inputs(
     seed: int = 0,
     allow_other_benchmarks: bool = False,
 ) -> Scored:
-    """Score every specialist run and MLLM against one answer key (see `compare`)."""
+    """Score every specialist run and MLLM against one answer key.
+
+    MLLM predictions and BLINK's answers are for BLINK's questions; a run on another benchmark
+    (the synthetic one reuses BLINK's ids) is refused unless `allow_other_benchmarks`, and then
+    named in the result's "other_benchmarks". `match` is how an MLLM's words become a letter
+    (MATCH_CHOICES); `seed` seeds the bootstrap intervals."""
     if match not in MATCH_CHOICES:
         raise CompareError(f"--match {match!r}: choose one of {', '.join(MATCH_CHOICES)}")
     if not mllm_specs:
@@ -430,21 +435,9 @@ def comparison_of(scored: Scored) -> dict[str, Any]:
     }
 
 
-def compare(
-    run_dirs: Sequence[str | Path],
-    mllm_specs: Sequence[str],
-    answers: str | None = None,
-    blink_root: str | None = None,
-    match: str = "auto",
-    seed: int = 0,
-    allow_other_benchmarks: bool = False,
-) -> dict[str, Any]:
-    """Score every specialist run and MLLM against one answer key; returns comparison.json's dict.
-
-    MLLM predictions and BLINK's answers are for BLINK's questions; a run on another benchmark
-    (the synthetic one reuses BLINK's ids) is refused unless `allow_other_benchmarks`, and then
-    named in the result's "other_benchmarks"."""
-    return comparison_of(score_inputs(run_dirs, mllm_specs, answers, blink_root, match, seed, allow_other_benchmarks))
+def compare(run_dirs: Sequence[str | Path], mllm_specs: Sequence[str], **options: Any) -> dict[str, Any]:
+    """comparison.json's dict for `score_inputs(run_dirs, mllm_specs, **options)` (its options)."""
+    return comparison_of(score_inputs(run_dirs, mllm_specs, **options))
 
 
 # --------------------------------------------------------------------------- rendering

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 from adapters.core import benchmarks
 from adapters.core.cells import markdown_cell as md
+from adapters.core.json_lines import json_lines
 from adapters.core.questions import MCQuestion
 from adapters.core.tasks import CV_BENCH_TASKS
 from adapters.datasets.blink_twice.reader import question_id, yes_no
@@ -111,15 +112,7 @@ def _read_predictions(path: Path) -> dict[str, Any]:
     """A prediction file -> {id as written: answer}; an id given twice refuses the file."""
     if path.suffix == ".jsonl":
         pairs = []
-        for number, line in enumerate(read_text(path, ACCEPTED).split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise OtherCompareError(f"{path}:{number} is not valid JSON ({exc})") from None
-            if not isinstance(row, dict):
-                raise OtherCompareError(f"{path}:{number}: expected a JSON object per line, got {type(row).__name__}")
+        for number, row in json_lines(read_text(path, ACCEPTED), path, OtherCompareError):
             key = next((row[k] for k in ("idx", "question_id", "questionId", "id") if k in row), None)
             # the model's words first: an `answer` column beside them is the gold, not the model's
             value = next((row[k] for k in ("prediction", "response", "output", "text", "pred", "answer") if k in row), None)

@@ -9,16 +9,24 @@ lists every question of the runs, and `--figure IDX ...`: a panel of chosen ques
 from __future__ import annotations
 
 import time
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from adapters.core.questions import MCQuestion
 from adapters.core.tasks import task_from_idx
 from adapters.markers import MarkersFileError, load_markers
-from adapters.report.page_data import (MARKER_SOURCES, comparison_table, marker_json, mllm_answer, page_data,
-                                       question_entry, run_table, specialist_answer)
+from adapters.report.page_data import (
+    MARKER_SOURCES,
+    comparison_table,
+    marker_json,
+    mllm_answer,
+    page_data,
+    question_entry,
+    run_table,
+    specialist_answer,
+)
 from adapters.report.page_html import render_page
 from adapters.report.page_images import copy_evidence, write_question_images
 from adapters.report.run_report import ReportError, load_run, read_samples, writing_into

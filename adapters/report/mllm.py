@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from adapters.core.json_lines import json_lines
 from adapters.core.questions import LETTERS, letters_for
 from adapters.core.tasks import BLINK_TASKS, UnknownTaskError, canonical_task, task_from_idx
 from adapters.report.mllm_answers import EXACT
@@ -399,13 +400,7 @@ def _read_lmms_eval(files: Sequence[Path], model: str) -> ModelPredictions:
     out = ModelPredictions(model, str(files[0].parent), "lmms-eval")
     answered: list[tuple[str, Any]] = []
     for path in sorted(files):
-        for number, line in enumerate(read_text(path).split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise MLLMFormatError(f"{path}:{number} is not valid JSON ({exc})") from None
+        for _, record in json_lines(read_text(path), path, MLLMFormatError, objects=False):
             metric = _metric_dict(record) if isinstance(record, dict) else None
             if metric is None:
                 out.skipped["line without a BLINK id in its metric dict"] += 1

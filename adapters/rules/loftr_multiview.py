@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from adapters.core.questions import Decision, MCQuestion
 from adapters.rules.model_solver import ModelSolver
-from adapters.rules.multiview import question_frames, essential_decision, flow_decision
+from adapters.rules.multiview import essential_decision, flow_decision, question_frames
 from specialists.loftr import LoFTRMatcher
 from specialists.outputs import Matches
 

@@ -21,7 +21,14 @@ import numpy as np
 import torch
 
 from benchmarks.parity.common import dense_errors, worst
-from benchmarks.parity.published_pipelines import agreement, import_checkpoint, load_images, our_solver, package_version, similarity_questions
+from benchmarks.parity.published_pipelines import (
+    agreement,
+    import_checkpoint,
+    load_images,
+    our_solver,
+    package_version,
+    similarity_questions,
+)
 
 CHECKPOINT = "dinov2-small"
 SEED = 0

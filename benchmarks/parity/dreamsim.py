@@ -28,8 +28,14 @@ import numpy as np
 import torch
 
 from benchmarks.parity.common import Patches, checkout_commit, dense_errors, official_code, worst
-from benchmarks.parity.published_pipelines import (agreement, import_checkpoint, load_images, our_solver, package_version,
-                                  similarity_questions)
+from benchmarks.parity.published_pipelines import (
+    agreement,
+    import_checkpoint,
+    load_images,
+    our_solver,
+    package_version,
+    similarity_questions,
+)
 
 SEED = 0
 WEIGHT_NOISE = 0.02  # on every backbone tensor, so norms and biases are not at their init constants

@@ -27,8 +27,13 @@ from pathlib import Path
 import torch
 
 from benchmarks.parity.common import worst
-from benchmarks.parity.published_pipelines import (OBJECTS, decide_detection_questions, detection_errors, detection_questions,
-                                  import_checkpoint, load_images, our_solver, package_version)
+from benchmarks.parity.published_pipelines import (
+    OBJECTS,
+    detection_errors,
+    detection_parity,
+    load_images,
+    package_version,
+)
 
 CHECKPOINT = "grounding-dino-tiny"
 SEED = 0
@@ -40,8 +45,14 @@ def reference_version() -> str:
 
 
 def write_release_folder(folder: Path, seed: int = SEED) -> Path:
-    from transformers import (BertConfig, BertTokenizerFast, GroundingDinoConfig, GroundingDinoForObjectDetection,
-                              GroundingDinoImageProcessor, SwinConfig)
+    from transformers import (
+        BertConfig,
+        BertTokenizerFast,
+        GroundingDinoConfig,
+        GroundingDinoForObjectDetection,
+        GroundingDinoImageProcessor,
+        SwinConfig,
+    )
 
     folder.mkdir(parents=True, exist_ok=True)
     letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
@@ -116,28 +127,17 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     folder = write_release_folder(workdir / CHECKPOINT)
     pictures = load_images(images)
     reference = Reference(folder)
-    home = workdir / "home"
-    import_checkpoint(CHECKPOINT, folder, home)
-    questions = detection_questions(pictures)
-    with our_solver("grounding_dino", CHECKPOINT, home) as solver:
-        per_image = []
-        for question in questions:
-            image, phrases = solver.model_input(question)
-            (ours,) = solver.model([image], [phrases])
-            per_image.append({"image": question.meta["image"], "phrases": ", ".join(phrases),
-                              **_errors(ours, reference(image, phrases), image)})
-        rows, decisions = decide_detection_questions(solver, questions, reference)
-        settings = dict(solver.settings)
+    run = detection_parity("grounding_dino", CHECKPOINT, folder, pictures, reference, workdir, errors=_errors)
     return {
         "reference": reference_version(),
         "scope": f"Grounding DINO's architecture at small widths with the released processor (800/1333), "
                  f"{len(pictures)} images",
         "patches": [],
         "images": list(pictures),
-        "per_image": per_image,
-        "dense": dense_of(per_image),
-        "decisions": {**decisions, "questions": rows},
-        "settings": {"ours": settings, "seed": SEED, "reference_threshold": -1.0, "text_threshold": TEXT_THRESHOLD},
+        "per_image": run["per_image"],
+        "dense": dense_of(run["per_image"]),
+        "decisions": run["decisions"],
+        "settings": {"ours": run["ours"], "seed": SEED, "reference_threshold": -1.0, "text_threshold": TEXT_THRESHOLD},
         "notes": "Reference: GroundingDinoProcessor + GroundingDinoForObjectDetection + "
                  "post_process_grounded_object_detection (threshold -1: every box; target size (H, W)). Labels "
                  "compared where the reference's text label is exactly one phrase.",

@@ -23,8 +23,13 @@ from pathlib import Path
 import torch
 
 from benchmarks.parity.common import worst
-from benchmarks.parity.published_pipelines import (OBJECTS, decide_detection_questions, detection_errors, detection_questions,
-                                  import_checkpoint, load_images, our_solver, package_version, word_clip_tokenizer)
+from benchmarks.parity.published_pipelines import (
+    OBJECTS,
+    detection_parity,
+    load_images,
+    package_version,
+    word_clip_tokenizer,
+)
 
 CHECKPOINT = "owlv2-base"
 SEED = 0
@@ -93,27 +98,16 @@ def compare(official: Path, images: list[Path], n: int, workdir: Path) -> dict:
     folder = write_release_folder(workdir / CHECKPOINT)
     pictures = load_images(images)
     reference = Reference(folder)
-    home = workdir / "home"
-    import_checkpoint(CHECKPOINT, folder, home)
-    questions = detection_questions(pictures)
-    with our_solver("owlv2", CHECKPOINT, home) as solver:
-        per_image = []
-        for question in questions:
-            image, phrases = solver.model_input(question)
-            (ours,) = solver.model([image], [phrases])
-            per_image.append({"image": question.meta["image"], "phrases": ", ".join(phrases),
-                              **detection_errors(ours, reference(image, phrases), image)})
-        rows, decisions = decide_detection_questions(solver, questions, reference)
-        settings = dict(solver.settings)
+    run = detection_parity("owlv2", CHECKPOINT, folder, pictures, reference, workdir)
     return {
         "reference": reference_version(),
         "scope": f"OWLv2's architecture at small widths with the released processor (960 px), {len(pictures)} images",
         "patches": [],
         "images": list(pictures),
-        "per_image": per_image,
-        "dense": dense_of(per_image),
-        "decisions": {**decisions, "questions": rows},
-        "settings": {"text": TEXT, "vision": VISION, "ours": settings, "seed": SEED, "reference_threshold": -1.0},
+        "per_image": run["per_image"],
+        "dense": dense_of(run["per_image"]),
+        "decisions": run["decisions"],
+        "settings": {"text": TEXT, "vision": VISION, "ours": run["ours"], "seed": SEED, "reference_threshold": -1.0},
         "notes": "Reference: Owlv2Processor + Owlv2ForObjectDetection + post_process_grounded_object_detection "
                  "(threshold -1: every box, as ours keeps them; target size (H, W)). Boxes as both give them, "
                  "unclipped (reference_boxes_outside_image: how many run into the square padding, which the "

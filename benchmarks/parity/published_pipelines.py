@@ -41,7 +41,6 @@ def our_solver(name: str, checkpoint: str, home: Path, **settings: str) -> Itera
     """Our solver `name` built on `checkpoint` from the store at `home`, as `specialists run` builds it."""
     from adapters.core.registry import get
     from adapters.core.solver import SolverOptions
-
     from benchmarks.parity.common import specialists_home
 
     with specialists_home(home):
@@ -133,6 +132,26 @@ def decide_detection_questions(solver, questions: list, reference_detections) ->
     counts["by_task"] = {task: agreement([(r["ours"], r["reference"]) for r in rows if r["task"] == task])
                          for task in sorted({r["task"] for r in rows})}
     return rows, counts
+
+
+def detection_parity(solver_name: str, checkpoint: str, folder: Path, pictures: dict[str, Image.Image],
+                     reference_detections, workdir: Path, errors=detection_errors) -> dict:
+    """A detector's parity run: the release `folder` imported as `checkpoint`, our `solver_name`
+    built on it, its Detections on each picture's questions against `reference_detections(image,
+    phrases)` (per_image, by `errors`), and both sides' decisions (decide_detection_questions)."""
+    home = workdir / "home"
+    import_checkpoint(checkpoint, folder, home)
+    questions = detection_questions(pictures)
+    with our_solver(solver_name, checkpoint, home) as solver:
+        per_image = []
+        for question in questions:
+            image, phrases = solver.model_input(question)
+            (ours,) = solver.model([image], [phrases])
+            per_image.append({"image": question.meta["image"], "phrases": ", ".join(phrases),
+                              **errors(ours, reference_detections(image, phrases), image)})
+        rows, decisions = decide_detection_questions(solver, questions, reference_detections)
+        settings = dict(solver.settings)
+    return {"per_image": per_image, "decisions": {**decisions, "questions": rows}, "ours": settings}
 
 
 def word_clip_tokenizer(words: tuple[str, ...], max_length: int):

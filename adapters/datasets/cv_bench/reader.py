@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from adapters.core.json_lines import json_lines
 from adapters.core.questions import (
     DATASET_ANSWERS,
     BrokenQuestion,
@@ -45,9 +46,11 @@ from adapters.core.questions import (
 )
 from adapters.core.tasks import CV_BENCH_TASKS, canonical_task
 from adapters.datasets.blink.reader import DataFile, _snapshot_of
+from adapters.datasets.hub_image import hub_image_cell
 from checkpoints.hashing import sha256_file
 
 REQUIRED = ("idx", "task", "question", "choices", "answer", "source")
+NO_IMAGE_IN_CELL = "the image column holds neither bytes nor a readable path"
 IMAGE_COLUMN = {"parquet": "image", "arrow": "image", "jsonl": "filename"}
 CV_BENCH_TASK = dict(zip(("Count", "Relation", "Depth", "Distance"), CV_BENCH_TASKS))
 TASK_TYPE = {"CV_Bench_Count": "2D", "CV_Bench_Relation": "2D", "CV_Bench_Depth": "3D", "CV_Bench_Distance": "3D"}
@@ -161,22 +164,11 @@ def _arrow_schema(path: Path) -> pa.Schema:
 
 
 def _jsonl_rows(path: Path) -> list[dict[str, Any]]:
-    rows = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CvBenchFormatError(f"{path}: cannot be read ({exc}); download it again") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CvBenchFormatError(f"{path}:{number}: not valid JSON ({exc}); download that file again") from None
-        if not isinstance(row, dict):
-            raise CvBenchFormatError(f"{path}:{number}: expected one JSON object per line, got {type(row).__name__}")
-        rows.append(row)
-    return rows
+    return [row for _, row in json_lines(text, path, CvBenchFormatError, fix="download that file again")]
 
 
 def find_files(root: Path) -> tuple[str, list[Path]]:
@@ -292,7 +284,8 @@ class CvBenchReader:
                     key = (str(row.get("idx")), file)
                     if key in pending:
                         pending.discard(key)
-                        yield self._question(row, file, task, self._image_cell(row.get("image"), file))
+                        image = hub_image_cell(row.get("image"), file) or NO_IMAGE_IN_CELL
+                        yield self._question(row, file, task, image)
                 if not pending:
                     return
 
@@ -322,19 +315,6 @@ class CvBenchReader:
                               _image_loader=lambda: [decode_image(read(), idx=idx, column="image")])
         except (ValueError, TypeError, ImageDecodeError) as exc:
             return BrokenQuestion(idx=idx, task=task, gold=gold, meta=meta, error=f"{file}: idx {row.get('idx')}: {exc}")
-
-    @staticmethod
-    def _image_cell(value: Any, file: Path) -> Callable[[], bytes] | str:
-        """The image column's bytes (or its relative path), or why there is no image."""
-        if isinstance(value, dict) and value.get("bytes"):
-            data = value["bytes"]
-            return lambda: data
-        if isinstance(value, dict) and value.get("path"):
-            path = Path(value["path"])
-            path = path if path.is_absolute() else file.parent / path
-            if path.is_file():
-                return lambda: path.read_bytes()
-        return "the image column holds neither bytes nor a readable path"
 
     def _image_file(self, name: Any, file: Path) -> Callable[[], bytes] | str:
         """`filename` beside the file, under the root, or under root/img (the card: a path in img/)."""

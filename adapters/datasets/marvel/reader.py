@@ -41,6 +41,7 @@ from adapters.core.questions import (
 )
 from adapters.core.tasks import MARVEL_TASKS, canonical_task
 from adapters.datasets.blink.reader import DataFile
+from adapters.datasets.hub_image import hub_image_cell
 from checkpoints.hashing import sha256_file
 
 MAX_COUNT = 20  # the largest panel count a count question can be answered with (MARVEL's largest is 13)
@@ -116,19 +117,8 @@ def _records_from_parquet(files: list[Path]) -> list[_Record]:
                                     f"{', '.join(table.column_names)})")
         for row in table.to_pylist():
             image = row.pop("image", None)
-            records.append(_Record(row, file, _image_cell(image, file)))
+            records.append(_Record(row, file, hub_image_cell(image, file)))
     return records
-
-
-def _image_cell(value: Any, file: Path) -> Callable[[], bytes] | None:
-    if isinstance(value, dict) and value.get("bytes"):
-        data = value["bytes"]
-        return lambda: data
-    if isinstance(value, dict) and value.get("path"):
-        path = Path(value["path"])
-        path = path if path.is_absolute() else file.parent / path
-        return (lambda: path.read_bytes()) if path.is_file() else None
-    return None
 
 
 def _image_file(root: Path, puzzle: Any) -> Callable[[], bytes] | None:

@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from adapters.markers.colour import to_lab
-from adapters.markers.general.boxes.elimination import outline_by_elimination, by_permutation
+from adapters.markers.general.boxes.elimination import by_permutation, outline_by_elimination
 from adapters.markers.general.boxes.final_checks import (
     BORROWED_FAR_CORNER,
     check_placed_boxes,
