@@ -438,7 +438,7 @@ def _with_frozen_weights(compiled: Callable[[torch.Tensor], Output]) -> Callable
     call. ResNet-50 bf16 forward on 2 cores: ~80 -> ~92 img/s. Inference only, as the engine is.
 
     torch 2.14 ignores `torch.compile(options={"freezing": True})` (no weight is packed; checked
-    by tests/test_engine.py), so the config is patched around each call instead; the patch only
+    by tests/specialists/test_engine.py), so the config is patched around each call instead; the patch only
     matters while a graph compiles."""
     import torch._inductor.config as inductor_config
 

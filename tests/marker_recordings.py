@@ -9,7 +9,7 @@ ones the rule was written against, so a retrained finder or reader can ship with
 rules' tests (how well a network reads is measured by benchmarks/box_accuracy.py, not by tests).
 The adversarial scenes and the parser's end-to-end tests keep the shipped networks.
 
-Recording: `BOX_NETWORKS=record pytest tests/test_markers_*.py` runs the shipped networks where
+Recording: `BOX_NETWORKS=record pytest tests/markers` runs the shipped networks where
 an output was never recorded and merges it into RECORDINGS at exit, with the sha256 of the
 weights that gave them; it refuses to merge outputs of other weights (delete RECORDINGS to record
 afresh after shipping a network). An image or a reader position never recorded is an error that
@@ -67,7 +67,7 @@ class _Recordings:
         if key not in self.data["images"]:
             if not RECORDING:
                 raise LookupError(f"no recorded network outputs for image {key} in {RECORDINGS}: record them with "
-                                  "BOX_NETWORKS=record pytest tests/test_markers_*.py")
+                                  "BOX_NETWORKS=record pytest tests/markers")
             self.data["images"][key] = {"proposals": None, "readings": []}
         return self.data["images"][key]
 
@@ -104,7 +104,7 @@ class RecordedFinder:
         if entry["proposals"] is None:  # (the image was new to a reader call)
             if not RECORDING:
                 raise LookupError(f"no recorded corner finder proposals for image {image_key(rgb)}: record them with "
-                                  "BOX_NETWORKS=record pytest tests/test_markers_*.py")
+                                  "BOX_NETWORKS=record pytest tests/markers")
             from adapters.markers.general.nets.corner_finder import default_corner_finder
             finder = default_corner_finder()
             _store().weights("finder", finder.record["sha256"])
@@ -136,7 +136,7 @@ class RecordedReader:
         unread = [(x, y) for x, y in corners if recorded(x, y) is None]
         if unread and not RECORDING:
             raise LookupError(f"no recorded corner reading at {unread[0]} of image {image_key(rgb)}: record with "
-                              "BOX_NETWORKS=record pytest tests/test_markers_*.py")
+                              "BOX_NETWORKS=record pytest tests/markers")
         if unread:  # the whole batch as asked for (a network's output may differ in the last bits by batch)
             from adapters.markers.general.nets.corner_reader import default_corner_reader
             reader = default_corner_reader()

@@ -2,7 +2,7 @@
 
 BLINK's prompt: the camera moves "clockwise (left) or counter-clockwise (right)" around the
 object. We answer with the direction of the second camera centre in the FIRST camera's frame
-(x right, y down, z forward): x < 0 is left. `tests/test_weightfree.py` checks this convention
+(x right, y down, z forward): x < 0 is left. `tests/specialists/test_weightfree_models.py` checks this convention
 on rendered orbits whose motion is known.
 """
 
