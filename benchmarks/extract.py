@@ -54,7 +54,8 @@ class Case:
     extra: dict = field(default_factory=dict)
 
 
-def _sync(device: torch.device) -> None:
+def synchronize(device: torch.device) -> None:
+    """Wait for the device's queued work, so that a timer read after it counts that work."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
@@ -81,11 +82,11 @@ def peak_matmul_gflops(device: torch.device, dtype: torch.dtype) -> float:
         a @ b
     best = 0.0
     for _ in range(5):
-        _sync(device)
+        synchronize(device)
         start = time.perf_counter()
         for _ in range(reps):
             a @ b
-        _sync(device)
+        synchronize(device)
         best = max(best, 2 * n**3 * reps / (time.perf_counter() - start) / 1e9)
     return best
 
@@ -278,12 +279,12 @@ def run_cached_task(device: torch.device, precision: str, quick: bool, batch_siz
         seconds, solvers = [], []
         for _ in ("cold", "warm"):
             solver = VitsDepth(options, get("depth_anything"))  # a fresh process's solver: nothing remembered but the cache folder
-            _sync(device)
+            synchronize(device)
             start = time.perf_counter()
             for begin in range(0, n, batch_size):
                 outcomes = solver.decide_batch(questions[begin : begin + batch_size])
                 assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
-            _sync(device)
+            synchronize(device)
             seconds.append(time.perf_counter() - start)
             solvers.append(solver)
     cold, warm = (n / s for s in seconds)  # one image per Relative_Depth question
@@ -307,6 +308,19 @@ def default_precision(device: torch.device) -> str:
     return "bf16" if bf16_is_fast(device) else "fp32"
 
 
+def naive_rate(case: Case, device: torch.device) -> float:
+    """Images/s of the case's per-image fp32 loop (PIL decode, the reference transform, batch of
+    one), after one warm-up image."""
+    with torch.no_grad():
+        case.naive(case.images[0])
+        synchronize(device)
+        start = time.perf_counter()
+        for i in range(case.n_naive):
+            case.naive(case.images[i % len(case.images)])
+        synchronize(device)
+    return case.n_naive / (time.perf_counter() - start)
+
+
 def run_case(name: str, device: torch.device, precision: str, quick: bool, compile_: bool, batch_size: int | None) -> dict:
     bs = batch_size or DEFAULT_BATCH[name][device.type == "cuda"]
     if name == "cache_relative_depth":
@@ -314,14 +328,7 @@ def run_case(name: str, device: torch.device, precision: str, quick: bool, compi
     case = build(name, device, quick, bs, precision)
     case.spec.compile = compile_
     dtype = DTYPES[precision]
-    with torch.no_grad():
-        case.naive(case.images[0])  # warm-up
-        _sync(device)
-        start = time.perf_counter()
-        for i in range(case.n_naive):
-            case.naive(case.images[i % len(case.images)])
-        _sync(device)
-        naive_img_s = case.n_naive / (time.perf_counter() - start)
+    naive_img_s = naive_rate(case, device)
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     row = {"case": name, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu x{torch.get_num_threads()}",
@@ -332,10 +339,10 @@ def run_case(name: str, device: torch.device, precision: str, quick: bool, compi
     engine_img_s = peak = 0.0
     for _ in range(ENGINE_PASSES):
         # best of N, interleaved with the matmul peak so both sample the same load (the CPU may be shared)
-        _sync(device)
+        synchronize(device)
         start = time.perf_counter()
         engine.run(requests)
-        _sync(device)
+        synchronize(device)
         engine_img_s = max(engine_img_s, len(requests) / (time.perf_counter() - start))
         peak = max(peak, peak_matmul_gflops(device, dtype))
     peak_mem = _peak_mem_mb(device)

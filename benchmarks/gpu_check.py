@@ -47,7 +47,7 @@ import torch
 from PIL import Image
 
 from benchmarks import gpu_models
-from benchmarks.extract import Case, flops_per_image, make_images, peak_matmul_gflops
+from benchmarks.extract import Case, flops_per_image, make_images, naive_rate, peak_matmul_gflops, synchronize
 from specialists.engine import DTYPES, Engine, ImageRequest, Preprocess
 
 SCHEMA = 1
@@ -65,11 +65,6 @@ QUICK_COMPILED = ("resnet50",)  # --quick compiles one case: the compiled path i
 class TimeLimit(BaseException):
     """The check's budget ran out inside a section (a BaseException: no per-question handler
     swallows it, and the runner records the run as interrupted)."""
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def _peak_mem_mb(device: torch.device) -> float | None:
@@ -143,18 +138,6 @@ def build_case(name: str, quick: bool, device: torch.device) -> Case:
 # -- measurements --------------------------------------------------------------------------------
 
 
-def naive_rate(case: Case, device: torch.device) -> float:
-    """Images/s of the per-image fp32 loop (PIL decode, the reference transform, batch of one)."""
-    with torch.no_grad():
-        case.naive(case.images[0])  # warm-up
-        _sync(device)
-        start = time.perf_counter()
-        for i in range(case.n_naive):
-            case.naive(case.images[i % len(case.images)])
-        _sync(device)
-    return case.n_naive / (time.perf_counter() - start)
-
-
 def engine_rate(case: Case, device: torch.device, compile_: bool, passes: int) -> dict:
     """The engine on the case's encoded images: warm-up (and compile) seconds, best images/s."""
     spec = replace(case.spec, compile=compile_)
@@ -164,17 +147,17 @@ def engine_rate(case: Case, device: torch.device, compile_: bool, passes: int) -
         torch.cuda.reset_peak_memory_stats(device)
     engine = Engine([spec], device=device, precision=PRECISION)
     requests = [ImageRequest(f"r{i}", spec.name, case.images[i % len(case.images)]) for i in range(case.n_engine)]
-    _sync(device)
+    synchronize(device)
     start = time.perf_counter()
     engine.run(requests[: spec.batch_size])  # warm-up: cudnn autotune, compile
-    _sync(device)
+    synchronize(device)
     warmup = time.perf_counter() - start
     best = 0.0
     for _ in range(passes):
-        _sync(device)
+        synchronize(device)
         start = time.perf_counter()
         engine.run(requests)
-        _sync(device)
+        synchronize(device)
         best = max(best, len(requests) / (time.perf_counter() - start))
     return {"engine_img_s": round(best, 2), "warmup_s": round(warmup, 2), "batch_size": spec.batch_size,
             "n_engine": case.n_engine, "oom_backoffs": len(engine.stats.oom_backoffs), "peak_mem_mb": _peak_mem_mb(device)}
@@ -218,10 +201,10 @@ def nvjpeg(device: torch.device, quick: bool) -> dict:
             run()  # warm-up (nvJPEG handle, libjpeg tables)
             best = 0.0
             for _ in range(3):
-                _sync(device)
+                synchronize(device)
                 start = time.perf_counter()
                 run()
-                _sync(device)
+                synchronize(device)
                 best = max(best, len(images) / (time.perf_counter() - start))
             out[label] = {"img_s": round(best, 1), "megapixels_s": round(best * h * w / 1e6, 1)}
     return out

@@ -5,7 +5,7 @@ trains on) in this set of label fonts (OpenCV's and Pillow's, and the DejaVu TTF
 
 With any photographs at all the sequence draws the same markers, styles, background kinds and
 JPEG qualities image by image; only a photo background's pixels depend on which photographs
-(the benchmarks crop ../shared/data/images when it is beside the repository). So every test
+(the benchmarks crop the photographs of scenes.PHOTOS where that folder exists). So every test
 image is drawn on a fresh clone, and one over a procedural background is the very image the
 benchmark measured. The fonts decide the sequence too: the tests ask here for the benchmark's
 inputs and skip, naming the missing fonts, where the machine cannot draw them."""

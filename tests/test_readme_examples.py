@@ -1,4 +1,5 @@
-"""README's Python examples run as written (a user copies them first)."""
+"""The READMEs' examples run as written (a user copies them first): README.md's commands and
+adapters/markers/README.md's Python example."""
 
 import re
 from pathlib import Path
@@ -6,17 +7,18 @@ from pathlib import Path
 import numpy as np
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+MARKERS_README = Path(__file__).resolve().parents[1] / "adapters" / "markers" / "README.md"
 
 
-def python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+def python_blocks(readme: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", readme.read_text(), flags=re.S)
 
 
 def test_the_markers_example_draws_parses_and_inpaints():
-    blocks = [b for b in python_blocks() if "parse_image" in b]
+    blocks = [b for b in python_blocks(MARKERS_README) if "parse_image" in b]
     assert len(blocks) == 1
     names: dict = {}
-    exec(compile(blocks[0], "README.md", "exec"), names)
+    exec(compile(blocks[0], str(MARKERS_README), "exec"), names)
     parsed, drawn, clean = names["parsed"], names["drawn"], np.asarray(names["clean"])
     assert not parsed.missing
     for label, xy in {"A": (80.0, 120.0), "B": (230.0, 90.0)}.items():

@@ -9,6 +9,7 @@ own layer and those below. Imports under `if TYPE_CHECKING:` are annotations, no
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,38 +90,18 @@ def test_no_module_imports_a_layer_above_its_own():
 
 
 def test_the_import_graph_has_no_circle():
-    graph = _graph()
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    circles: list[list[str]] = []
+    try:
+        graphlib.TopologicalSorter(_graph()).prepare()
+    except graphlib.CycleError as error:
+        raise AssertionError(f"modules importing each other: {' -> '.join(error.args[1])}") from None
 
-    def visit(v: str) -> None:  # Tarjan's strongly connected components
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                circles.append(sorted(component))
 
-    for module in sorted(graph):
-        if module not in index:
-            visit(module)
-    assert not circles, f"modules importing each other: {circles}"
+def test_imports_are_absolute():
+    relative = [f"{name}: from {'.' * node.level}{node.module or ''} import ..."
+                for name, path in _modules().items()
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and node.level]
+    assert not relative, "write these imports absolute:\n" + "\n".join(relative)
 
 
 def test_no_module_is_over_600_lines():

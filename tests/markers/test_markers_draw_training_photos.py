@@ -32,7 +32,7 @@ def test_training_photos_load_as_rgb_and_are_not_the_held_out_ones():
 
 
 def test_benchmarks_warn_when_no_photograph_is_found(tmp_path):
-    # without ../shared/data/images the benchmarks draw another sample: say so, naming the folder
+    # without their photographs (scenes.PHOTOS) the benchmarks draw another sample: say so, naming the folder
     missing = tmp_path / "images"
     warning = photos_warning(load_photos(missing), missing)
     assert warning is not None and str(missing) in warning and "differs" in warning
